@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# esp_swoffload: software GSO/GRO offload for IPsec ESP.
+#
+#   make                 build against Debian's 6.1 headers (newest 6.1.x installed)
+#   make KVER=6.12.x     build against another installed kernel
+#   make check           install what is missing, build for 6.1 and 6.12, run every
+#                        selftest inside a VM per kernel; ends "N passed, N failed"
+#   make demo            boot a VM, set up SAs, print the iperf3 throughput table
+#   make bench           the full benchmark (bench/results.json, bench/results.png)
+
+KVER ?= $(shell ls /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -1)
+KDIR ?= /lib/modules/$(KVER)/build
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+# Static checks: W=1, sparse and checkpatch --strict on the project's own sources.
+lint:
+	scripts/lint.sh
+
+deps:
+	scripts/install-deps.sh
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+bench:
+	scripts/bench.sh
+
+.PHONY: modules clean lint deps check demo bench

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RX: ESP packets are taken at GRO time, their SA is looked up once and
+ * the packet goes straight into xfrm_input() with XFRM_GRO set. xfrm
+ * decrypts, checks ICV and replay window exactly as on the stock path,
+ * and after decapsulation feeds the inner packet to its gro_cells, so the
+ * inner TCP segments are aggregated again.
+ *
+ * What this callback refuses (and leaves to the ordinary, non-GRO receive
+ * path, which handles and counts it as the stock kernel does): packets
+ * whose IP length does not match the frame (e.g. Ethernet padding, which
+ * ip_rcv() trims but GRO does not), ESP-in-UDP (6.12 hands those to us
+ * too), and SPIs without an SA. Packets too short to be ESP for their SA
+ * are dropped and counted here.
+ */
+
+#include <crypto/aead.h>
+#include <linux/skbuff.h>
+#include <linux/version.h>
+#include <net/gro.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/xfrm.h>
+
+#include "esp_swoffload.h"
+
+static struct xfrm_state *eso_rx_state(struct net *net, struct sk_buff *skb,
+				       __be32 spi, bool ipv6)
+{
+	xfrm_address_t *daddr = ipv6 ?
+		(xfrm_address_t *)&ipv6_hdr(skb)->daddr :
+		(xfrm_address_t *)&ip_hdr(skb)->daddr;
+	unsigned short family = ipv6 ? AF_INET6 : AF_INET;
+	struct xfrm_state *x;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	x = xfrm_input_state_lookup(net, skb->mark, daddr, spi, IPPROTO_ESP,
+				    family);
+	/* An SA pinned to the output direction is not for us to use. */
+	if (x && x->dir && x->dir != XFRM_SA_DIR_IN) {
+		xfrm_state_put(x);
+		x = NULL;
+	}
+#else
+	x = xfrm_state_lookup(net, skb->mark, daddr, spi, IPPROTO_ESP, family);
+#endif
+	return x;
+}
+
+/* Does the network header's length say exactly what the frame holds? */
+static bool eso_len_matches(const struct sk_buff *skb, bool ipv6)
+{
+	unsigned int from_nh = skb->len + (skb->data - skb_network_header(skb));
+
+	if (ipv6)
+		return ntohs(ipv6_hdr(skb)->payload_len) +
+		       sizeof(struct ipv6hdr) == from_nh;
+	return ntohs(ip_hdr(skb)->tot_len) == from_nh;
+}
+
+static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
+{
+	int offset = skb_gro_offset(skb);
+	struct net *net = dev_net(skb->dev);
+	struct xfrm_state *x;
+	unsigned int min_len;
+	struct sec_path *sp;
+	__be32 seq, spi;
+	bool had_sp;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	if (NAPI_GRO_CB(skb)->proto == IPPROTO_UDP)
+		goto not_ours;	/* ESP in UDP: the stock path's job */
+#endif
+	if (!pskb_pull(skb, offset))
+		return NULL;
+
+	if (!eso_len_matches(skb, ipv6) ||
+	    xfrm_parse_spi(skb, IPPROTO_ESP, &spi, &seq) != 0)
+		goto push_back;
+
+	had_sp = !!skb_sec_path(skb);
+	sp = secpath_set(skb);
+	if (!sp || sp->len == XFRM_MAX_DEPTH) {
+		eso_count(net, ESO_RX_DROP_SECPATH);
+		goto reset;
+	}
+
+	x = eso_rx_state(net, skb, spi, ipv6);
+	if (!x) {
+		eso_count(net, ESO_RX_DROP_NO_STATE);
+		goto reset;
+	}
+
+	min_len = sizeof(struct ip_esp_hdr) + crypto_aead_ivsize(x->data) +
+		  crypto_aead_authsize(x->data);
+	if (skb->len < min_len) {
+		xfrm_state_put(x);
+		eso_count(net, ESO_RX_DROP_TRUNCATED);
+		kfree_skb(skb);
+		return ERR_PTR(-EINPROGRESS);
+	}
+
+	/* The sec_path owns the reference on x from here on. */
+	skb->mark = xfrm_smark_get(skb->mark, x);
+	sp->xvec[sp->len++] = x;
+	sp->olen++;
+
+	xfrm_offload(skb)->flags |= XFRM_GRO;
+	if (ipv6) {
+		XFRM_TUNNEL_SKB_CB(skb)->tunnel.ip6 = NULL;
+		XFRM_SPI_SKB_CB(skb)->family = AF_INET6;
+		XFRM_SPI_SKB_CB(skb)->daddroff = offsetof(struct ipv6hdr, daddr);
+	} else {
+		XFRM_TUNNEL_SKB_CB(skb)->tunnel.ip4 = NULL;
+		XFRM_SPI_SKB_CB(skb)->family = AF_INET;
+		XFRM_SPI_SKB_CB(skb)->daddroff = offsetof(struct iphdr, daddr);
+	}
+	XFRM_SPI_SKB_CB(skb)->seq = seq;
+	eso_count(net, ESO_RX_GRO_PACKETS);
+
+	/*
+	 * xfrm_input() owns the skb from here: it drops and counts
+	 * (/proc/net/xfrm_stat) whatever fails ICV, replay or state checks.
+	 */
+	xfrm_input(skb, IPPROTO_ESP, spi, 0);
+	return ERR_PTR(-EINPROGRESS);
+
+reset:
+	/* Only drop a sec_path we added; an outer SA's must survive. */
+	if (!had_sp)
+		secpath_reset(skb);
+push_back:
+	skb_push(skb, offset);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+not_ours:
+#endif
+	NAPI_GRO_CB(skb)->same_flow = 0;
+	NAPI_GRO_CB(skb)->flush = 1;
+	return NULL;
+}
+
+struct sk_buff *eso_gro_receive4(struct list_head *head, struct sk_buff *skb)
+{
+	return eso_gro_receive(skb, false);
+}
+
+struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb)
+{
+	return eso_gro_receive(skb, true);
+}

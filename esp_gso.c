@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TX: the ESP header is built once on a GSO super-packet (encap), and the
+ * super-packet is segmented as late as possible, at the device
+ * (gso_segment). Each segment leaves here with its own ESP header and its
+ * own sequence number; xfrm_hooks.c then pads and encrypts it.
+ *
+ * Sequence numbers: xfrm_output() reserved gso_segs numbers for the
+ * super-packet (xfrm_replay_overflow_offload*()), starting at
+ * xo->seq.low. Each segment gets its number written into its own copy of
+ * the ESP header here, once; the shared xfrm_offload is never modified
+ * per segment, so nothing depends on the order the segments are later
+ * encrypted in.
+ */
+
+#include <crypto/aead.h>
+#include <linux/skbuff.h>
+#include <linux/version.h>
+#include <net/esp.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#include <net/gso.h>
+#endif
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/protocol.h>
+#include <net/xfrm.h>
+
+#include "esp_swoffload.h"
+
+static void eso_encap_common(struct xfrm_state *x, struct sk_buff *skb,
+			     u8 proto)
+{
+	struct xfrm_offload *xo = xfrm_offload(skb);
+	struct ip_esp_hdr *esph;
+
+	/*
+	 * xfrm_outer_mode_output() left the mac header pointing at the
+	 * protocol/next-header byte of the outer header and the transport
+	 * header at the room reserved for ESP header + IV.
+	 */
+	skb_push(skb, -skb_network_offset(skb));
+	esph = ip_esp_hdr(skb);
+	*skb_mac_header(skb) = IPPROTO_ESP;
+
+	esph->spi = x->id.spi;
+	esph->seq_no = htonl(XFRM_SKB_CB(skb)->seq.output.low);
+
+	xo->proto = proto;
+}
+
+void eso_encap4(struct xfrm_state *x, struct sk_buff *skb)
+{
+	eso_encap_common(x, skb, ip_hdr(skb)->protocol);
+}
+
+void eso_encap6(struct xfrm_state *x, struct sk_buff *skb)
+{
+	u8 proto = ipv6_hdr(skb)->nexthdr;
+
+	if (x->outer_mode.encap == XFRM_MODE_TRANSPORT) {
+		__be16 frag;
+
+		ipv6_skip_exthdr(skb, sizeof(struct ipv6hdr), &proto, &frag);
+	}
+	eso_encap_common(x, skb, proto);
+}
+
+/* Segment the inner packet; on return every segment carries all headers. */
+static struct sk_buff *eso_segment_inner(struct xfrm_state *x,
+					 struct sk_buff *skb,
+					 netdev_features_t features,
+					 bool ipv6)
+{
+	struct xfrm_offload *xo = xfrm_offload(skb);
+	const struct net_offload *ops;
+
+	switch (x->outer_mode.encap) {
+	case XFRM_MODE_TUNNEL: {
+		const struct xfrm_mode *inner = xfrm_ip2inner_mode(x, xo->proto);
+
+		if (!inner)
+			return ERR_PTR(-EINVAL);
+		return skb_eth_gso_segment(skb, features,
+					   inner->family == AF_INET6 ?
+					   htons(ETH_P_IPV6) : htons(ETH_P_IP));
+	}
+	case XFRM_MODE_TRANSPORT:
+		skb->transport_header += x->props.header_len;
+		ops = ipv6 ? rcu_dereference(inet6_offloads[xo->proto]) :
+			     rcu_dereference(inet_offloads[xo->proto]);
+		if (unlikely(!ops || !ops->callbacks.gso_segment))
+			return ERR_PTR(-EPROTONOSUPPORT);
+		return ops->callbacks.gso_segment(skb, features);
+	}
+	/* BEET is not carried; see README, "Limitations". */
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+/* Give each segment its own sequence number, in wire order. */
+static int eso_number_segments(struct sk_buff *segs, unsigned int esp_off,
+			       u32 first, unsigned int reserved)
+{
+	unsigned int n = 0;
+	struct sk_buff *seg;
+
+	skb_list_walk_safe(segs, seg, segs) {
+		struct ip_esp_hdr *esph;
+
+		if (n == reserved)
+			return -ERANGE;
+		esph = (struct ip_esp_hdr *)(skb_mac_header(seg) + esp_off);
+		esph->seq_no = htonl(first + n);
+		n++;
+	}
+	return n;
+}
+
+static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
+				       netdev_features_t features, bool ipv6)
+{
+	struct xfrm_offload *xo = xfrm_offload(skb);
+	struct net *net = dev_net(skb->dev);
+	unsigned int esp_off, reserved;
+	struct crypto_aead *aead;
+	struct sec_path *sp;
+	struct xfrm_state *x;
+	struct sk_buff *segs;
+	int n;
+
+	if (!xo || !(skb_shinfo(skb)->gso_type & SKB_GSO_ESP))
+		goto bad;
+
+	sp = skb_sec_path(skb);
+	x = sp->xvec[sp->len - 1];
+	if (!eso_state_is_ours(x) || ip_esp_hdr(skb)->spi != x->id.spi)
+		goto bad;
+
+	aead = x->data;
+	if (!pskb_may_pull(skb, sizeof(struct ip_esp_hdr) +
+				crypto_aead_ivsize(aead)))
+		goto bad;
+
+	esp_off = skb_transport_header(skb) - skb_mac_header(skb);
+	reserved = skb_shinfo(skb)->gso_segs;
+	__skb_pull(skb, sizeof(struct ip_esp_hdr) + crypto_aead_ivsize(aead));
+	skb->encap_hdr_csum = 1;
+	xo->flags |= XFRM_GSO_SEGMENT;
+
+	/*
+	 * Segments are encrypted in place, so they must be linear copies
+	 * with a software checksum: the copy and the checksum are one pass
+	 * (skb_copy_and_csum_bits) and the pages of the TCP write queue are
+	 * never written to.
+	 */
+	features &= ~(NETIF_F_SG | NETIF_F_CSUM_MASK | NETIF_F_SCTP_CRC);
+	segs = eso_segment_inner(x, skb, features, ipv6);
+	if (IS_ERR_OR_NULL(segs))
+		goto bad;
+
+	/*
+	 * xfrm reserved exactly gso_segs numbers. A segmentation into more
+	 * would reuse numbers of the next packet, which the peer's replay
+	 * window drops; refuse it here instead.
+	 */
+	n = eso_number_segments(segs, esp_off, xo->seq.low, reserved);
+	if (n < 0) {
+		kfree_skb_list(segs);
+		goto bad;
+	}
+	eso_count(net, ESO_TX_GSO_SKBS);
+	return segs;
+
+bad:
+	eso_count(net, ESO_FALLBACK_GSO_BAD);
+	return ERR_PTR(-EINVAL);
+}
+
+struct sk_buff *eso_gso_segment4(struct sk_buff *skb,
+				 netdev_features_t features)
+{
+	return eso_gso_segment(skb, features, false);
+}
+
+struct sk_buff *eso_gso_segment6(struct sk_buff *skb,
+				 netdev_features_t features)
+{
+	return eso_gso_segment(skb, features, true);
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * esp_swoffload: software GSO/GRO offload for IPsec ESP.
+ *
+ * Module init/exit. The module takes the same four slots the stock
+ * esp4_offload/esp6_offload modules take: the ESP xfrm_type_offload of
+ * each address family (new SAs pick it up at creation) and the ESP entry
+ * of inet_offloads/inet6_offloads (GRO receive and GSO segment). Each
+ * slot holds one owner. The xfrm ones are not claimed atomically (a
+ * second registration overwrites the first with a WARN), so we look
+ * before we take and refuse to load if anything holds one of them.
+ *
+ * Unloading: every SA created while we are loaded holds a reference on
+ * this module (xfrm_get_type_offload), so rmmod is refused with "in use"
+ * until those SAs are deleted; then nothing can reach our callbacks but
+ * GRO, which inet_del_offload() waits out.
+ */
+
+#include <linux/module.h>
+#include <net/protocol.h>
+#include <net/xfrm.h>
+
+#include "esp_swoffload.h"
+
+static const struct net_offload eso_offload4 = {
+	.callbacks = {
+		.gro_receive = eso_gro_receive4,
+		.gso_segment = eso_gso_segment4,
+	},
+};
+
+static const struct net_offload eso_offload6 = {
+	.callbacks = {
+		.gro_receive = eso_gro_receive6,
+		.gso_segment = eso_gso_segment6,
+	},
+};
+
+static bool eso_type_slot_taken(unsigned short family)
+{
+	struct xfrm_state_afinfo *afinfo;
+	bool taken;
+
+	rcu_read_lock();
+	afinfo = xfrm_state_afinfo_get_rcu(family);
+	taken = !afinfo || afinfo->type_offload_esp;
+	rcu_read_unlock();
+	return taken;
+}
+
+static bool eso_slots_taken(void)
+{
+	return eso_type_slot_taken(AF_INET) || eso_type_slot_taken(AF_INET6) ||
+	       rcu_access_pointer(inet_offloads[IPPROTO_ESP]) ||
+	       rcu_access_pointer(inet6_offloads[IPPROTO_ESP]);
+}
+
+static int eso_register(void)
+{
+	int err;
+
+	if (inet_add_offload(&eso_offload4, IPPROTO_ESP))
+		return -EBUSY;
+	if (inet6_add_offload(&eso_offload6, IPPROTO_ESP)) {
+		err = -EBUSY;
+		goto out_del4;
+	}
+	err = xfrm_register_type_offload(&eso_type_offload4, AF_INET);
+	if (err)
+		goto out_del6;
+	err = xfrm_register_type_offload(&eso_type_offload6, AF_INET6);
+	if (err)
+		goto out_unreg4;
+	return 0;
+
+out_unreg4:
+	xfrm_unregister_type_offload(&eso_type_offload4, AF_INET);
+out_del6:
+	inet6_del_offload(&eso_offload6, IPPROTO_ESP);
+out_del4:
+	inet_del_offload(&eso_offload4, IPPROTO_ESP);
+	return err;
+}
+
+static void eso_unregister(void)
+{
+	xfrm_unregister_type_offload(&eso_type_offload6, AF_INET6);
+	xfrm_unregister_type_offload(&eso_type_offload4, AF_INET);
+	inet6_del_offload(&eso_offload6, IPPROTO_ESP);
+	inet_del_offload(&eso_offload4, IPPROTO_ESP);
+}
+
+static int __init eso_init(void)
+{
+	int err;
+
+	if (eso_slots_taken()) {
+		pr_err(ESO_NAME ": the ESP offload slots are taken (esp4_offload or esp6_offload is loaded); run 'rmmod esp4_offload esp6_offload' and load " ESO_NAME " again\n");
+		return -EBUSY;
+	}
+
+	err = eso_stats_init();
+	if (err)
+		return err;
+
+	err = eso_register();
+	if (err) {
+		pr_err(ESO_NAME ": could not take the ESP offload slots (%d)\n",
+		       err);
+		eso_stats_exit();
+		return err;
+	}
+
+	pr_info(ESO_NAME ": ESP GSO/GRO offload active for SAs created from now on\n");
+	return 0;
+}
+
+static void __exit eso_exit(void)
+{
+	eso_unregister();
+	eso_stats_exit();
+}
+
+module_init(eso_init);
+module_exit(eso_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Software GSO/GRO offload for IPsec ESP");
+MODULE_SOFTDEP("pre: esp4 esp6");

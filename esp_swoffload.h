@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * esp_swoffload: software GSO/GRO offload for IPsec ESP.
+ *
+ * Shared declarations of the module's files:
+ *   esp_offload.c  module init/exit, registration, conflict checks
+ *   esp_gso.c      TX: ESP header built once, late segmentation
+ *   esp_gro.c      RX: ESP taken at GRO time, handed to xfrm
+ *   xfrm_hooks.c   xfrm_type_offload callbacks: per-segment encryption,
+ *                  input tail, async completion accounting
+ *   stats.c        per-netns counters in /proc/net/esp_swoffload
+ */
+#ifndef _ESP_SWOFFLOAD_H
+#define _ESP_SWOFFLOAD_H
+
+#include <linux/skbuff.h>
+#include <linux/netdevice.h>
+#include <net/xfrm.h>
+
+#define ESO_NAME "esp_swoffload"
+
+/* Counters, one set per network namespace; see stats.c for the names. */
+enum eso_counter {
+	ESO_TX_GSO_SKBS,	/* GSO super-packets segmented by us */
+	ESO_TX_SEGMENTS,	/* ESP packets encrypted by us */
+	ESO_TX_ASYNC,		/* encryptions completed asynchronously */
+	ESO_TX_ERRORS,		/* encryptions that failed; skb dropped */
+	ESO_RX_GRO_PACKETS,	/* ESP packets taken at GRO, handed to xfrm */
+	ESO_RX_DECRYPTED,	/* ESP packets whose input tail we ran */
+	ESO_RX_DROP_TRUNCATED,	/* shorter than ESP header + IV + ICV */
+	ESO_RX_DROP_NO_STATE,	/* no SA for this SPI: left to the stack */
+	ESO_RX_DROP_SECPATH,	/* secpath allocation or depth */
+	ESO_FALLBACK_NOT_OURS,	/* SA without our offload (created earlier) */
+	ESO_FALLBACK_GSO_BAD,	/* GSO skb we cannot segment as ESP */
+	ESO_NR_COUNTERS
+};
+
+void eso_count_add(const struct net *net, enum eso_counter c, u64 n);
+
+static inline void eso_count(const struct net *net, enum eso_counter c)
+{
+	eso_count_add(net, c, 1);
+}
+
+int eso_stats_init(void);
+void eso_stats_exit(void);
+
+/* esp_gso.c */
+void eso_encap4(struct xfrm_state *x, struct sk_buff *skb);
+void eso_encap6(struct xfrm_state *x, struct sk_buff *skb);
+struct sk_buff *eso_gso_segment4(struct sk_buff *skb,
+				 netdev_features_t features);
+struct sk_buff *eso_gso_segment6(struct sk_buff *skb,
+				 netdev_features_t features);
+
+/* esp_gro.c */
+struct sk_buff *eso_gro_receive4(struct list_head *head, struct sk_buff *skb);
+struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb);
+
+/* xfrm_hooks.c */
+extern const struct xfrm_type_offload eso_type_offload4;
+extern const struct xfrm_type_offload eso_type_offload6;
+
+static inline bool eso_state_is_ours(const struct xfrm_state *x)
+{
+	return x->type_offload == &eso_type_offload4 ||
+	       x->type_offload == &eso_type_offload6;
+}
+
+#endif /* _ESP_SWOFFLOAD_H */

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-netns counters, read from /proc/net/esp_swoffload.
+ *
+ * Counters are per-CPU and only ever added to, so the hot path takes no
+ * lock and dirties no shared cache line; a reader sums over all CPUs.
+ */
+
+#include <linux/percpu.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+
+#include "esp_swoffload.h"
+
+struct eso_pcpu_stats {
+	u64 ctr[ESO_NR_COUNTERS];
+};
+
+struct eso_net {
+	struct eso_pcpu_stats __percpu *stats;
+};
+
+static unsigned int eso_net_id __read_mostly;
+
+static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
+	[ESO_TX_GSO_SKBS]	= "tx_gso_skbs",
+	[ESO_TX_SEGMENTS]	= "tx_segments",
+	[ESO_TX_ASYNC]		= "tx_async",
+	[ESO_TX_ERRORS]		= "tx_errors",
+	[ESO_RX_GRO_PACKETS]	= "rx_gro_packets",
+	[ESO_RX_DECRYPTED]	= "rx_decrypted",
+	[ESO_RX_DROP_TRUNCATED]	= "rx_drop_truncated",
+	[ESO_RX_DROP_NO_STATE]	= "rx_drop_no_state",
+	[ESO_RX_DROP_SECPATH]	= "rx_drop_secpath",
+	[ESO_FALLBACK_NOT_OURS]	= "fallback_not_ours",
+	[ESO_FALLBACK_GSO_BAD]	= "fallback_gso_bad",
+};
+
+void eso_count_add(const struct net *net, enum eso_counter c, u64 n)
+{
+	struct eso_net *en = net_generic(net, eso_net_id);
+
+	this_cpu_add(en->stats->ctr[c], n);
+}
+
+static int eso_stats_show(struct seq_file *seq, void *v)
+{
+	struct eso_net *en = net_generic(seq_file_single_net(seq), eso_net_id);
+	int c, cpu;
+
+	for (c = 0; c < ESO_NR_COUNTERS; c++) {
+		u64 sum = 0;
+
+		for_each_possible_cpu(cpu)
+			sum += READ_ONCE(per_cpu_ptr(en->stats, cpu)->ctr[c]);
+		seq_printf(seq, "%s %llu\n", eso_counter_names[c], sum);
+	}
+	return 0;
+}
+
+static int __net_init eso_net_init(struct net *net)
+{
+	struct eso_net *en = net_generic(net, eso_net_id);
+
+	en->stats = alloc_percpu(struct eso_pcpu_stats);
+	if (!en->stats)
+		return -ENOMEM;
+
+	if (!proc_create_net_single(ESO_NAME, 0444, net->proc_net,
+				    eso_stats_show, NULL)) {
+		free_percpu(en->stats);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __net_exit eso_net_exit(struct net *net)
+{
+	struct eso_net *en = net_generic(net, eso_net_id);
+
+	remove_proc_entry(ESO_NAME, net->proc_net);
+	free_percpu(en->stats);
+}
+
+static struct pernet_operations eso_net_ops = {
+	.init = eso_net_init,
+	.exit = eso_net_exit,
+	.id   = &eso_net_id,
+	.size = sizeof(struct eso_net),
+};
+
+int eso_stats_init(void)
+{
+	return register_pernet_subsys(&eso_net_ops);
+}
+
+void eso_stats_exit(void)
+{
+	unregister_pernet_subsys(&eso_net_ops);
+}
