@@ -120,10 +120,11 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 	eso_count(net, ESO_RX_GRO_PACKETS);
 
 	/*
-	 * xfrm_input() owns the skb from here: it drops and counts
-	 * (/proc/net/xfrm_stat) whatever fails ICV, replay or state checks.
+	 * xfrm_input() owns the skb from here, on the SA's home CPU: it drops
+	 * and counts (/proc/net/xfrm_stat) whatever fails ICV, replay or
+	 * state checks.
 	 */
-	xfrm_input(skb, IPPROTO_ESP, spi, 0);
+	eso_rx_steer(skb, spi);
 	return ERR_PTR(-EINPROGRESS);
 
 reset:

@@ -21,6 +21,7 @@
 #include <net/xfrm.h>
 
 #include "esp_swoffload.h"
+#include "chacha_simd.h"
 
 static const struct net_offload eso_offload4 = {
 	.callbacks = {
@@ -99,26 +100,43 @@ static int __init eso_init(void)
 		return -EBUSY;
 	}
 
-	err = eso_stats_init();
+	err = esp_chacha_init();
 	if (err)
 		return err;
+
+	err = eso_stats_init();
+	if (err)
+		goto out_chacha;
+
+	err = eso_rx_steer_init();
+	if (err)
+		goto out_stats;
 
 	err = eso_register();
 	if (err) {
 		pr_err(ESO_NAME ": could not take the ESP offload slots (%d)\n",
 		       err);
-		eso_stats_exit();
-		return err;
+		goto out_steer;
 	}
 
 	pr_info(ESO_NAME ": ESP GSO/GRO offload active for SAs created from now on\n");
 	return 0;
+
+out_steer:
+	eso_rx_steer_exit();
+out_stats:
+	eso_stats_exit();
+out_chacha:
+	esp_chacha_exit();
+	return err;
 }
 
 static void __exit eso_exit(void)
 {
 	eso_unregister();
+	eso_rx_steer_exit();
 	eso_stats_exit();
+	esp_chacha_exit();
 }
 
 module_init(eso_init);

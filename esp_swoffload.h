@@ -8,6 +8,7 @@
  *   esp_gro.c      RX: ESP taken at GRO time, handed to xfrm
  *   xfrm_hooks.c   xfrm_type_offload callbacks: per-segment encryption,
  *                  input tail, async completion accounting
+ *   rx_steer.c     in-order hand-off of each SA's packets on one CPU
  *   stats.c        per-netns counters in /proc/net/esp_swoffload
  */
 #ifndef _ESP_SWOFFLOAD_H
@@ -30,6 +31,8 @@ enum eso_counter {
 	ESO_RX_DROP_TRUNCATED,	/* shorter than ESP header + IV + ICV */
 	ESO_RX_DROP_NO_STATE,	/* no SA for this SPI: left to the stack */
 	ESO_RX_DROP_SECPATH,	/* secpath allocation or depth */
+	ESO_RX_DROP_BACKLOG,	/* home CPU's queue full */
+	ESO_RX_STEERED,		/* handed to another CPU to keep order */
 	ESO_FALLBACK_NOT_OURS,	/* SA without our offload (created earlier) */
 	ESO_FALLBACK_GSO_BAD,	/* GSO skb we cannot segment as ESP */
 	ESO_NR_COUNTERS
@@ -56,6 +59,11 @@ struct sk_buff *eso_gso_segment6(struct sk_buff *skb,
 /* esp_gro.c */
 struct sk_buff *eso_gro_receive4(struct list_head *head, struct sk_buff *skb);
 struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb);
+
+/* rx_steer.c */
+int eso_rx_steer_init(void);
+void eso_rx_steer_exit(void);
+void eso_rx_steer(struct sk_buff *skb, __be32 spi);
 
 /* xfrm_hooks.c */
 extern const struct xfrm_type_offload eso_type_offload4;
