@@ -16,12 +16,12 @@
 
 #include <crypto/aead.h>
 #include <linux/skbuff.h>
-#include <linux/version.h>
 #include <net/gro.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/xfrm.h>
 
+#include "compat.h"
 #include "esp_swoffload.h"
 
 static struct xfrm_state *eso_rx_state(struct net *net, struct sk_buff *skb,
@@ -30,21 +30,9 @@ static struct xfrm_state *eso_rx_state(struct net *net, struct sk_buff *skb,
 	xfrm_address_t *daddr = ipv6 ?
 		(xfrm_address_t *)&ipv6_hdr(skb)->daddr :
 		(xfrm_address_t *)&ip_hdr(skb)->daddr;
-	unsigned short family = ipv6 ? AF_INET6 : AF_INET;
-	struct xfrm_state *x;
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-	x = xfrm_input_state_lookup(net, skb->mark, daddr, spi, IPPROTO_ESP,
-				    family);
-	/* An SA pinned to the output direction is not for us to use. */
-	if (x && x->dir && x->dir != XFRM_SA_DIR_IN) {
-		xfrm_state_put(x);
-		x = NULL;
-	}
-#else
-	x = xfrm_state_lookup(net, skb->mark, daddr, spi, IPPROTO_ESP, family);
-#endif
-	return x;
+	return eso_input_state_lookup(net, skb->mark, daddr, spi,
+				      ipv6 ? AF_INET6 : AF_INET);
 }
 
 /* Does the network header's length say exactly what the frame holds? */
@@ -68,10 +56,8 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 	__be32 seq, spi;
 	bool had_sp;
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-	if (NAPI_GRO_CB(skb)->proto == IPPROTO_UDP)
+	if (eso_gro_is_udp_encap(skb))
 		goto not_ours;	/* ESP in UDP: the stock path's job */
-#endif
 	if (!pskb_pull(skb, offset))
 		return NULL;
 
@@ -133,9 +119,7 @@ reset:
 		secpath_reset(skb);
 push_back:
 	skb_push(skb, offset);
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 not_ours:
-#endif
 	NAPI_GRO_CB(skb)->same_flow = 0;
 	NAPI_GRO_CB(skb)->flush = 1;
 	return NULL;

@@ -15,16 +15,13 @@
 
 #include <crypto/aead.h>
 #include <linux/skbuff.h>
-#include <linux/version.h>
 #include <net/esp.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-#include <net/gso.h>
-#endif
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/protocol.h>
 #include <net/xfrm.h>
 
+#include "compat.h"
 #include "esp_swoffload.h"
 
 static void eso_encap_common(struct xfrm_state *x, struct sk_buff *skb,

@@ -96,7 +96,7 @@ static int __init eso_init(void)
 	int err;
 
 	if (eso_slots_taken()) {
-		pr_err(ESO_NAME ": the ESP offload slots are taken (esp4_offload or esp6_offload is loaded); run 'rmmod esp4_offload esp6_offload' and load " ESO_NAME " again\n");
+		pr_err(ESO_NAME ": the ESP offload slots are taken (esp4_offload or esp6_offload is loaded); run 'rmmod esp4_offload esp6_offload' and load again\n");
 		return -EBUSY;
 	}
 

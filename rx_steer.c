@@ -29,9 +29,9 @@
 #include <linux/jhash.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 #include <net/xfrm.h>
 
+#include "compat.h"
 #include "esp_swoffload.h"
 
 #define ESO_RXQ_MAX 8192
@@ -173,28 +173,6 @@ static int eso_rx_cpu_dead(unsigned int cpu)
 {
 	eso_rxq_drain(per_cpu_ptr(&eso_rxqs, cpu));
 	return 0;
-}
-
-static struct net_device *eso_alloc_napi_dev(void)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-	return alloc_netdev_dummy(0);
-#else
-	struct net_device *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-
-	if (dev)
-		init_dummy_netdev(dev);
-	return dev;
-#endif
-}
-
-static void eso_free_napi_dev(struct net_device *dev)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-	free_netdev(dev);
-#else
-	kfree(dev);
-#endif
 }
 
 int eso_rx_steer_init(void)

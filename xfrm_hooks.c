@@ -36,8 +36,8 @@ static unsigned int eso_tfc_len(const struct xfrm_state *x,
 		return 0;
 
 	mtu = dst ? dst_mtu(dst) : READ_ONCE(skb->dev->mtu);
-	padto = min_t(u32, x->tfcpad, xfrm_state_mtu((struct xfrm_state *)x,
-						      mtu));
+	padto = min_t(u32, x->tfcpad,
+		      xfrm_state_mtu((struct xfrm_state *)x, mtu));
 	return skb->len < padto ? padto - skb->len : 0;
 }
 
