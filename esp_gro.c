@@ -35,6 +35,27 @@ static struct xfrm_state *eso_rx_state(struct net *net, struct sk_buff *skb,
 				      ipv6 ? AF_INET6 : AF_INET);
 }
 
+/*
+ * Offset from the IPv6 header of the next-header byte that says ESP: after
+ * decryption xfrm6_transport_finish() writes the inner protocol there
+ * (through IP6CB(skb)->nhoff). @esp_off is where ESP starts.
+ */
+static unsigned int eso_ipv6_esp_nhoff(const struct sk_buff *skb,
+				       unsigned int esp_off)
+{
+	const u8 *nh = skb_network_header(skb);
+	unsigned int off = sizeof(struct ipv6hdr);
+	unsigned int prev = offsetof(struct ipv6hdr, nexthdr);
+
+	while (off < esp_off) {
+		const struct ipv6_opt_hdr *eh = (const void *)(nh + off);
+
+		prev = off;	/* nexthdr is the first byte of every ext header */
+		off += ipv6_optlen(eh);
+	}
+	return off == esp_off && nh[prev] == IPPROTO_ESP ? prev : 0;
+}
+
 /* Does the network header's length say exactly what the frame holds? */
 static bool eso_len_matches(const struct sk_buff *skb, bool ipv6)
 {
@@ -51,7 +72,7 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 	int offset = skb_gro_offset(skb);
 	struct net *net = dev_net(skb->dev);
 	struct xfrm_state *x;
-	unsigned int min_len;
+	unsigned int min_len, nhoff = 0;
 	struct sec_path *sp;
 	__be32 seq, spi;
 	bool had_sp;
@@ -64,6 +85,12 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 	if (!eso_len_matches(skb, ipv6) ||
 	    xfrm_parse_spi(skb, IPPROTO_ESP, &spi, &seq) != 0)
 		goto push_back;
+	if (ipv6) {
+		nhoff = eso_ipv6_esp_nhoff(skb, skb->data -
+						skb_network_header(skb));
+		if (!nhoff)
+			goto push_back;
+	}
 
 	had_sp = !!skb_sec_path(skb);
 	sp = secpath_set(skb);
@@ -94,6 +121,7 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 
 	xfrm_offload(skb)->flags |= XFRM_GRO;
 	if (ipv6) {
+		IP6CB(skb)->nhoff = nhoff;
 		XFRM_TUNNEL_SKB_CB(skb)->tunnel.ip6 = NULL;
 		XFRM_SPI_SKB_CB(skb)->family = AF_INET6;
 		XFRM_SPI_SKB_CB(skb)->daddroff = offsetof(struct ipv6hdr, daddr);
