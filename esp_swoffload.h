@@ -25,6 +25,7 @@ enum eso_counter {
 	ESO_TX_GSO_SKBS,	/* GSO super-packets segmented by us */
 	ESO_TX_SEGMENTS,	/* ESP packets encrypted by us */
 	ESO_TX_ASYNC,		/* encryptions completed asynchronously */
+	ESO_TX_ASYNC_NOQUEUE,	/* ... on a device without a qdisc (broken) */
 	ESO_TX_ERRORS,		/* encryptions that failed; skb dropped */
 	ESO_RX_GRO_PACKETS,	/* ESP packets taken at GRO, handed to xfrm */
 	ESO_RX_DECRYPTED,	/* ESP packets whose input tail we ran */

@@ -21,6 +21,7 @@
 #include <net/esp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/sch_generic.h>
 #include <net/xfrm.h>
 
 #include "esp_swoffload.h"
@@ -79,6 +80,30 @@ static void eso_fix_outer_len(struct sk_buff *skb, bool ipv6)
 	}
 }
 
+/*
+ * An AEAD that completes later takes the segment away from
+ * validate_xmit_xfrm(), which returns NULL for it. On a device with a
+ * qdisc that is fine: the packet was already queued and accounted as
+ * sent. Without one, __dev_queue_xmit() goes straight from
+ * validate_xmit_skb() to the driver, and a NULL there leaves its return
+ * code at -ENOMEM (net/core/dev.c, "if (!skb) goto out;"): TCP believes
+ * the segment was never sent, although esp_output_done() transmits it,
+ * and the connection stalls on ACKs for data it thinks it never sent. The
+ * stock esp4_offload behaves the same. Nothing here can change the
+ * return code, so say what helps: a qdisc on the egress device.
+ */
+static void eso_async_check_queue(struct net *net, struct sk_buff *skb)
+{
+	struct netdev_queue *txq = skb_get_tx_queue(skb->dev, skb);
+
+	/* noqueue is a qdisc without an enqueue operation */
+	if (rcu_dereference_bh(txq->qdisc)->enqueue)
+		return;
+	eso_count(net, ESO_TX_ASYNC_NOQUEUE);
+	pr_warn_once(ESO_NAME ": %s has no qdisc, so packets encrypted by an asynchronous AEAD are reported to the sender as failed; add a qdisc (tc qdisc replace dev %s root pfifo)\n",
+		     skb->dev->name, skb->dev->name);
+}
+
 static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
@@ -121,6 +146,7 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 		     esp_output_tail(x, skb, &esp);
 	if (err == -EINPROGRESS) {
 		eso_count(net, ESO_TX_ASYNC);
+		eso_async_check_queue(net, skb);
 		return err;
 	}
 	if (err)
