@@ -32,6 +32,8 @@ void chacha_xor_avx512(u32 *state, u8 *dst, const u8 *src,
 const char *esp_chacha_level_name(unsigned int i);
 bool esp_chacha_level_supported(unsigned int i);
 int esp_chacha_level_set(unsigned int i);
+int esp_chacha_level_cur(void);
+unsigned long esp_chacha_fpu_sections(void);
 void esp_chacha_xor_raw(u32 *state, u8 *dst, const u8 *src,
 			unsigned int nblocks);
 

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rfc7539esp(chacha20,poly1305) with SIMD ChaCha20 and Poly1305 fused in one
- * pass over the data and one FPU section per request (or per batch).
+ * pass over the data. SIMD code runs in FPU sections (preemption off) that
+ * are ended and restarted every CC_FPU_BYTES of data, within a request and
+ * across the requests of a batch.
  *
  * ChaCha20 block functions: portable C here, SSSE3 / AVX2 / AVX-512VL in
- * chacha_{ssse3,avx2,avx512}.c. The best one the CPU supports (or the one
- * forced with chacha_impl=) is bound once at init to a static call.
+ * chacha_{ssse3,avx2,avx512}.c. With chacha_impl=auto, every level the CPU
+ * supports is timed once at init (as lib/raid6 and crypto/xor.c do) and the
+ * fastest is bound to a static call: SIMD is not always the fastest (under
+ * qemu TCG the portable C code wins). chacha_impl=<level> forces a level.
  * Poly1305 is scalar C with 44-bit limbs and u128 products.
  *
  * rfc7539esp semantics, as crypto/chacha20poly1305.c: key = 32 bytes of
@@ -22,6 +26,10 @@
 #include <linux/scatterlist.h>
 #include <linux/static_call.h>
 #include <linux/jump_label.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
 #include <crypto/aead.h>
 #include <crypto/algapi.h>
 #include <crypto/internal/aead.h>
@@ -59,6 +67,21 @@ MODULE_PARM_DESC(chacha_bench,
 #define CC_TAG_SIZE	16
 #define CC_KS_BLOCKS	4U	/* keystream blocks buffered at once */
 #define CC_CHUNK	1024U	/* bytes ciphered then hashed while in L1 */
+/* Most data per FPU section, as arch/x86/crypto/chacha_glue.c (SZ_4K) */
+#define CC_FPU_BYTES	SZ_4K
+
+/*
+ * chacha_impl=auto: time each level on the keystream of CC_MEASURE_LEN
+ * bytes (the ESP payload of a 1500-byte packet), run exactly as
+ * cc_aead_crypt() runs it for one request: one FPU section, the first
+ * blocks buffered at init, then CC_CHUNK pieces and a buffered tail. The
+ * fastest of the runs done in CC_MEASURE_NS per level counts (and at
+ * least CC_MEASURE_MIN_RUNS runs).
+ */
+#define CC_MEASURE_LEN		1420U
+#define CC_MEASURE_NS		NSEC_PER_MSEC
+#define CC_MEASURE_MIN_RUNS	3U
+#define CC_MEASURE_MAX_RUNS	4096U
 
 /*
  * Little-endian loads/stores: <asm/unaligned.h> became <linux/unaligned.h>
@@ -196,6 +219,52 @@ static void cc_set_level(const struct cc_level *l)
 	else
 		static_branch_disable(&cc_simd_key);
 	cc_cur = l;
+}
+
+/* ------------------------------------------------------------------ */
+/* FPU sections: at most CC_FPU_BYTES of data each                     */
+
+/* Sections begun, per CPU (read by the self-test). */
+static DEFINE_PER_CPU(unsigned long, cc_fpu_sections);
+
+struct cc_fpu {
+	bool simd;		/* SIMD level in use: a section is held */
+	unsigned int bytes;	/* data handled in the current section */
+};
+
+static void cc_fpu_begin(struct cc_fpu *f)
+{
+	f->bytes = 0;
+	f->simd = static_branch_likely(&cc_simd_key) && crypto_simd_usable();
+	if (f->simd) {
+		kernel_fpu_begin();
+		this_cpu_inc(cc_fpu_sections);
+	}
+}
+
+/*
+ * Account for @n more bytes (n <= CC_FPU_BYTES) about to be handled in the
+ * section: if they would take it past CC_FPU_BYTES, end it (a preemption
+ * point) and begin a new one first. Every SIMD state lives in memory
+ * between calls, so nothing else needs saving.
+ */
+static __always_inline void cc_fpu_account(struct cc_fpu *f, unsigned int n)
+{
+	if (!f->simd)
+		return;
+	if (f->bytes && f->bytes + n > CC_FPU_BYTES) {
+		kernel_fpu_end();
+		kernel_fpu_begin();
+		this_cpu_inc(cc_fpu_sections);
+		f->bytes = 0;
+	}
+	f->bytes += n;
+}
+
+static void cc_fpu_end(struct cc_fpu *f)
+{
+	if (f->simd)
+		kernel_fpu_end();
 }
 
 /* ------------------------------------------------------------------ */
@@ -499,8 +568,8 @@ struct cc_work {
 	u8 rtag[CC_TAG_SIZE];
 };
 
-/* One request; the caller has decided about (and begun) the FPU section. */
-static int cc_crypt(struct aead_request *req, bool enc, bool simd,
+/* One request, in the caller's FPU section @f (which it may restart). */
+static int cc_crypt(struct aead_request *req, bool enc, struct cc_fpu *f,
 		    struct cc_work *w)
 {
 	struct crypto_aead *tfm = crypto_aead_reqtfm(req);
@@ -522,17 +591,19 @@ static int cc_crypt(struct aead_request *req, bool enc, bool simd,
 		cryptlen -= authsize;
 	}
 
-	cc_stream_init(&w->st, simd, ctx, req->iv, cryptlen);
+	cc_fpu_account(f, CC_KS_BLOCKS * CHACHA_BLOCK_SIZE);
+	cc_stream_init(&w->st, f->simd, ctx, req->iv, cryptlen);
 	cc_poly_init(&w->poly, w->st.ks);
 
 	/* AD (without the trailing IV), padded */
 	cc_walk_start(&ws, req->src, 0);
 	left = adlen;
 	while (left) {
-		unsigned int n = min(left, cc_walk_avail(&ws));
+		unsigned int n = min3(left, cc_walk_avail(&ws), CC_CHUNK);
 
 		if (!n)
 			goto out;
+		cc_fpu_account(f, n);
 		cc_poly_update(&w->poly, cc_walk_addr(&ws), n);
 		ws.off += n;
 		left -= n;
@@ -551,14 +622,15 @@ static int cc_crypt(struct aead_request *req, bool enc, bool simd,
 			n = min(n, cc_walk_avail(&wd));
 		if (!n)
 			goto out;
+		cc_fpu_account(f, n);
 		s = cc_walk_addr(&ws);
 		d = inplace ? s : cc_walk_addr(&wd);
 		if (enc) {
-			cc_stream_xor(&w->st, simd, d, s, n);
+			cc_stream_xor(&w->st, f->simd, d, s, n);
 			cc_poly_update(&w->poly, d, n);
 		} else {
 			cc_poly_update(&w->poly, s, n);
-			cc_stream_xor(&w->st, simd, d, s, n);
+			cc_stream_xor(&w->st, f->simd, d, s, n);
 		}
 		ws.off += n;
 		wd.off += n;
@@ -581,29 +653,15 @@ out:
 	return err;
 }
 
-static bool cc_simd_begin(void)
-{
-	if (!static_branch_likely(&cc_simd_key) || !crypto_simd_usable())
-		return false;
-	kernel_fpu_begin();
-	return true;
-}
-
-static void cc_simd_end(bool simd)
-{
-	if (simd)
-		kernel_fpu_end();
-}
-
 static int cc_aead_crypt(struct aead_request *req, bool enc)
 {
 	struct cc_work w;
-	bool simd;
+	struct cc_fpu f;
 	int err;
 
-	simd = cc_simd_begin();
-	err = cc_crypt(req, enc, simd, &w);
-	cc_simd_end(simd);
+	cc_fpu_begin(&f);
+	err = cc_crypt(req, enc, &f, &w);
+	cc_fpu_end(&f);
 	memzero_explicit(&w, sizeof(w));
 	return err;
 }
@@ -666,25 +724,26 @@ int esp_chacha_batch(struct crypto_aead *tfm, struct aead_request **reqs,
 		     unsigned int n, bool enc, int *errs)
 {
 	struct cc_work w;
+	struct cc_fpu f;
 	unsigned int i;
 	int ret = 0;
-	bool simd;
 
 	if (!esp_chacha_is_ours(tfm))
 		return -EINVAL;
 
-	simd = cc_simd_begin();
+	/* small requests share a section: CC_FPU_BYTES counts across them */
+	cc_fpu_begin(&f);
 	for (i = 0; i < n; i++) {
 		int err = -EINVAL;
 
 		if (crypto_aead_reqtfm(reqs[i]) == tfm)
-			err = cc_crypt(reqs[i], enc, simd, &w);
+			err = cc_crypt(reqs[i], enc, &f, &w);
 		if (errs)
 			errs[i] = err;
 		if (err && !ret)
 			ret = err;
 	}
-	cc_simd_end(simd);
+	cc_fpu_end(&f);
 	memzero_explicit(&w, sizeof(w));
 	return ret;
 }
@@ -714,14 +773,116 @@ int esp_chacha_level_set(unsigned int i)
 	return old;
 }
 
-/* Raw keystream xor at the current level (one FPU section per call). */
+/* The active level. */
+int esp_chacha_level_cur(void)
+{
+	return cc_cur - cc_levels;
+}
+
+/* FPU sections begun so far, all CPUs. */
+unsigned long esp_chacha_fpu_sections(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(cc_fpu_sections, cpu);
+	return n;
+}
+
+/* Raw keystream xor at the current level, CC_FPU_BYTES per FPU section. */
 void esp_chacha_xor_raw(u32 *state, u8 *dst, const u8 *src,
 			unsigned int nblocks)
 {
-	bool simd = cc_simd_begin();
+	struct cc_fpu f;
 
-	cc_blocks(simd, state, dst, src, nblocks);
-	cc_simd_end(simd);
+	cc_fpu_begin(&f);
+	while (nblocks) {
+		unsigned int n = min(nblocks, CC_FPU_BYTES / CHACHA_BLOCK_SIZE);
+
+		cc_fpu_account(&f, n * CHACHA_BLOCK_SIZE);
+		cc_blocks(f.simd, state, dst, src, n);
+		dst += n * CHACHA_BLOCK_SIZE;
+		if (src)
+			src += n * CHACHA_BLOCK_SIZE;
+		nblocks -= n;
+	}
+	cc_fpu_end(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* chacha_impl=auto: pick the fastest level by measurement             */
+
+/*
+ * MB/s (1e6 bytes/s) of level @l (bound to the dispatch by the caller) on
+ * one request-sized keystream run xored in place into @buf, FPU section
+ * begin and end included (preemption off for the portable code too). Only
+ * the fastest run counts: interrupts and other guests on the host only
+ * slow down the runs they hit.
+ */
+static unsigned int cc_measure(const struct cc_level *l, u8 *buf)
+{
+	static const struct cc_ctx ctx;
+	static const u8 iv[CC_IV_SIZE];
+	u64 start, t0, dt, best = U64_MAX;
+	unsigned int run, off, n;
+	struct cc_stream st;
+
+	start = ktime_get_ns();
+	for (run = 0; run < CC_MEASURE_MAX_RUNS; run++) {
+		t0 = ktime_get_ns();
+		if (l->simd)
+			kernel_fpu_begin();
+		else
+			preempt_disable();
+		cc_stream_init(&st, l->simd, &ctx, iv, CC_MEASURE_LEN);
+		for (off = 0; off < CC_MEASURE_LEN; off += n) {
+			n = min(CC_MEASURE_LEN - off, CC_CHUNK);
+			cc_stream_xor(&st, l->simd, buf + off, buf + off, n);
+		}
+		if (l->simd)
+			kernel_fpu_end();
+		else
+			preempt_enable();
+		dt = ktime_get_ns() - t0;
+		best = min(best, dt);
+		if (run + 1 >= CC_MEASURE_MIN_RUNS &&
+		    ktime_get_ns() - start >= CC_MEASURE_NS)
+			break;
+	}
+	return div64_u64((u64)CC_MEASURE_LEN * 1000, max_t(u64, best, 1));
+}
+
+/* The fastest supported level; logs every level's rate and the choice. */
+static const struct cc_level *cc_pick_fastest(void)
+{
+	const struct cc_level *best = &cc_levels[0];	/* generic */
+	unsigned int i, rate, best_rate = 0;
+	char line[96] = " none (no memory)";
+	int pos = 0;
+	u8 *buf;
+
+	/* before crypto_register_aead(): nobody else uses the dispatch yet */
+	buf = kzalloc(CC_MEASURE_LEN, GFP_KERNEL);
+	for (i = 0; buf && i < ARRAY_SIZE(cc_levels); i++) {
+		const struct cc_level *l = &cc_levels[i];
+
+		if (!cc_level_supported(l))
+			continue;
+		cc_set_level(l);
+		rate = cc_measure(l, buf);
+		pos += scnprintf(line + pos, sizeof(line) - pos, " %s=%u",
+				 l->name, rate);
+		if (rate > best_rate) {
+			best_rate = rate;
+			best = l;
+		}
+		cond_resched();
+	}
+	kfree(buf);
+	pr_info("chacha: measured MB/s:%s; using %s ChaCha20 (fastest; driver %s)\n",
+		line, best->name, ESP_CHACHA_DRIVER);
+	return best;
 }
 
 int esp_chacha_init(void)
@@ -732,10 +893,8 @@ int esp_chacha_init(void)
 
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_HIGHMEM));
 
-	if (!strcmp(chacha_impl, "auto") || !*chacha_impl) {
-		for (i = 0; i < ARRAY_SIZE(cc_levels); i++)
-			if (cc_level_supported(&cc_levels[i]))
-				l = &cc_levels[i];
+	if (!*chacha_impl || sysfs_streq(chacha_impl, "auto")) {
+		l = cc_pick_fastest();
 	} else {
 		for (i = 0; i < ARRAY_SIZE(cc_levels); i++)
 			if (sysfs_streq(chacha_impl, cc_levels[i].name))
@@ -749,10 +908,10 @@ int esp_chacha_init(void)
 			       chacha_impl);
 			return -EOPNOTSUPP;
 		}
+		pr_info("chacha: using %s ChaCha20 (chacha_impl=%s; driver %s)\n",
+			l->name, chacha_impl, ESP_CHACHA_DRIVER);
 	}
 	cc_set_level(l);
-	pr_info("chacha: using %s ChaCha20 (driver %s)\n", l->name,
-		ESP_CHACHA_DRIVER);
 
 	err = crypto_register_aead(&cc_alg);
 	if (err) {

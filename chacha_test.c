@@ -4,12 +4,13 @@
  * chacha_selftest=1 and chacha_bench=1).
  *
  * Self-test: RFC 8439 vectors (ChaCha20 2.4.2, AEAD 2.8.2 and A.5, both in
- * the rfc7539esp form), the dispatched block function against the
- * portable one, then a differential test against the kernel's own
- * template "rfc7539esp(chacha20-generic,poly1305-generic)": random
- * lengths 0..65535, random scatterlist splits and offsets, in place and
- * out of place, encrypt and decrypt, single-bit forgeries, and the batch
- * entry point.
+ * the rfc7539esp form), the RFC 7634 appendix A (ESP) and B (IKEv2)
+ * examples, the dispatched block function against the portable one, then
+ * a differential test against the kernel's own template
+ * "rfc7539esp(chacha20-generic,poly1305-generic)": random lengths
+ * 0..65535, random scatterlist splits and offsets, in place and out of
+ * place, encrypt and decrypt, single-bit forgeries, the batch entry point,
+ * and the bound on FPU sections (4 KiB of data each).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -20,6 +21,7 @@
 #include <linux/scatterlist.h>
 #include <linux/ktime.h>
 #include <linux/string.h>
+#include <linux/sizes.h>
 #include <crypto/aead.h>
 #include <crypto/skcipher.h>
 
@@ -60,6 +62,27 @@ static const struct ct_vec ct_vecs[] = {
 			"496e7465726e65742d4472616674732061726520647261667420646f63756d656e74732076616c696420666f722061206d6178696d756d206f6620736978206d6f6e74687320616e64206d617920626520757064617465642c207265706c616365642c206f72206f62736f6c65746564206279206f7468657220646f63756d656e747320617420616e792074696d652e20497420697320696e617070726f70726961746520746f2075736520496e7465726e65742d447261667473206173207265666572656e6365206d6174657269616c206f7220746f2063697465207468656d206f74686572207468616e206173202fe2809c776f726b20696e2070726f67726573732e2fe2809d",
 		.ct =
 			"64a0861575861af460f062c79be643bd5e805cfd345cf389f108670ac76c8cb24c6cfc18755d43eea09ee94e382d26b0bdb7b73c321b0100d4f03b7f355894cf332f830e710b97ce98c8a84abd0b948114ad176e008d33bd60f982b1ff37c8559797a06ef4f0ef61c186324e2b3506383606907b6a7c02b0f9f6157b53c867e4b9166c767b804d46a59b5216cde7a4e99040c5a40433225ee282a1b0a06c523eaf4534d7f83fa1155b0047718cbc546a0d072b04b3564eea1b422273f548271a0bb2316053fa76991955ebd63159434ecebb4e466dae5a1073a6727627097a1049e617d91d361094fa68f0ff77987130305beaba2eda04df997b714d6c6f2c29a6ad5cb4022b02709beead9d67890cbb22392336fea1851f38",
+	}, {
+		/* AD = SPI 0x01020304, sequence number 5; pt = IPv4 ICMP + trailer */
+		.name = "RFC 7634 A (ESP example)",
+		.key =
+			"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3",
+		.iv = "1011121314151617",
+		.ad = "01020304000000051011121314151617",
+		.pt =
+			"45000054a6f200004001e778c6336405c000020508005b7a3a080000553bec100007362708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363701020204",
+		.ct =
+			"24039428b97f417e3c13753a4f05087b67c352e6a7fab1b982d466ef407ae5c614ee8099d52844eb61aa95dfab4c02f72aa71e7c4c4f64c9befe2facc638e8f3cbec163fac469b502773f6fb94e664da9165b82829f641e076aaa8266b7fb0f7b11b369907e1ad43",
+	}, {
+		/* AD = IKE header + encrypted payload header (32 bytes) */
+		.name = "RFC 7634 B (IKEv2 example)",
+		.key =
+			"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3",
+		.iv = "1011121314151617",
+		.ad =
+			"c0c1c2c3c4c5c6c7d0d1d2d3d4d5d6d72e2025000000000900000045290000291011121314151617",
+		.pt = "0000000c000040010000000a00",
+		.ct = "610394701f8d017f7c129248896b71bfe25236efd7cdc67066906315b2",
 	},
 };
 
@@ -396,6 +419,70 @@ out:
 	return ret;
 }
 
+/*
+ * FPU sections hold at most 4 KiB of data (CC_FPU_BYTES, chacha_simd.c):
+ * at a SIMD level, one 65535-byte request takes 16 sections or a few more,
+ * and a batch of 16 requests of 1 KiB shares them (at least 4, fewer than
+ * 16).
+ * The portable level takes none.
+ */
+#define CT_FPU_N	16
+
+static int ct_fpu(struct ct_state *t, bool simd)
+{
+	struct scatterlist sg[CT_FPU_N];
+	struct aead_request *req[CT_FPU_N] = { };
+	unsigned long s0, one, batch;
+	unsigned int i, len = 1024, sz = 16 + 1024 + 16;
+	u8 iv[8] = { 9 };
+	bool ok;
+	int err;
+
+	s0 = esp_chacha_fpu_sections();
+	sg_init_one(&sg[0], t->a, 16 + CT_MAXLEN + 16);
+	err = ct_aead(t->mreq, sg, sg, 16, CT_MAXLEN, iv, true);
+	one = esp_chacha_fpu_sections() - s0;
+	if (err)
+		goto out;
+
+	for (i = 0; i < CT_FPU_N; i++) {
+		req[i] = aead_request_alloc(t->mine, GFP_KERNEL);
+		if (!req[i]) {
+			err = -ENOMEM;
+			goto out;
+		}
+		sg_init_one(&sg[i], t->a + i * sz, sz);
+		aead_request_set_callback(req[i], 0, NULL, NULL);
+		aead_request_set_ad(req[i], 16);
+		aead_request_set_crypt(req[i], &sg[i], &sg[i], len, iv);
+	}
+	s0 = esp_chacha_fpu_sections();
+	err = esp_chacha_batch(t->mine, req, CT_FPU_N, true, NULL);
+	batch = esp_chacha_fpu_sections() - s0;
+	if (err)
+		goto out;
+
+	if (simd)
+		ok = one >= DIV_ROUND_UP(CT_MAXLEN, SZ_4K) &&
+		     one <= DIV_ROUND_UP(CT_MAXLEN, SZ_4K) + 4 &&
+		     batch >= CT_FPU_N * len / SZ_4K && batch < CT_FPU_N;
+	else
+		ok = !one && !batch;
+	if (!ok) {
+		pr_err("chacha selftest: FPU sections: %lu for %u bytes, %lu for %u x %u bytes (batch)\n",
+		       one, CT_MAXLEN, batch, CT_FPU_N, len);
+		err = -EINVAL;
+		goto out;
+	}
+	pr_info("chacha selftest: FPU sections: %lu for %u bytes, %lu for %u x %u bytes (batch)\n",
+		one, CT_MAXLEN, batch, CT_FPU_N, len);
+	t->cases += 2;
+out:
+	for (i = 0; i < CT_FPU_N; i++)
+		aead_request_free(req[i]);
+	return err;
+}
+
 static void ct_free(struct ct_state *t)
 {
 	aead_request_free(t->rreq);
@@ -476,6 +563,8 @@ int esp_chacha_selftest(const char *level, unsigned int iters)
 	}
 	if (!err)
 		err = ct_batch(&t);
+	if (!err)
+		err = ct_fpu(&t, strcmp(level, "generic"));
 out:
 	if (err)
 		pr_err("chacha selftest %s: FAILED (%d) after %u cases, seed %llx\n",
@@ -661,7 +750,7 @@ void esp_chacha_bench(void)
 	static u64 res[2][ARRAY_SIZE(cb_sizes)][CB_COLS];
 	struct cb_state b = { };
 	u8 key[36] = { 7 };
-	int i, old, best = 0, avx2 = -1;
+	int i, old, best, avx2 = -1;
 
 	memset(res, 0, sizeof(res));
 	b.buf = kzalloc(CB_BATCH * (8192 + 32), GFP_KERNEL);
@@ -700,13 +789,12 @@ void esp_chacha_bench(void)
 
 	while (b.nl < CB_NLEVEL && esp_chacha_level_name(b.nl))
 		b.nl++;
-	for (i = 0; i < b.nl; i++) {
-		if (!esp_chacha_level_supported(i))
-			continue;
-		best = i;
-		if (!strcmp(esp_chacha_level_name(i), "avx2"))
+	/* batch16 and x_stock: the level chacha_impl (auto: measured) chose */
+	best = esp_chacha_level_cur();
+	for (i = 0; i < b.nl; i++)
+		if (esp_chacha_level_supported(i) &&
+		    !strcmp(esp_chacha_level_name(i), "avx2"))
 			avx2 = i;
-	}
 	old = esp_chacha_level_set(best);
 	for (i = 0; i < CB_ROUNDS; i++) {
 		cb_round(&b, true, best, res[0]);
