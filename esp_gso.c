@@ -62,6 +62,50 @@ void eso_encap6(struct xfrm_state *x, struct sk_buff *skb)
 	eso_encap_common(x, skb, proto);
 }
 
+/*
+ * BEET: the inner header was replaced by the outer one, plus a pseudo
+ * header when an IPv4 inner packet had options. Find the inner transport
+ * header and protocol, and tell the inner GSO handler which IP version
+ * the header in front of it now is.
+ */
+static const struct net_offload *eso_beet_inner(struct xfrm_state *x,
+						struct sk_buff *skb, bool ipv6)
+{
+	struct xfrm_offload *xo = xfrm_offload(skb);
+	u8 proto = xo->proto;
+
+	skb->transport_header += x->props.header_len;
+	if (x->sel.family != AF_INET6) {
+		if (ipv6)
+			skb->transport_header -= sizeof(struct ipv6hdr) -
+						 sizeof(struct iphdr);
+		if (proto == IPPROTO_BEETPH) {
+			const struct ip_beet_phdr *ph = (void *)skb->data;
+
+			skb->transport_header += ph->hdrlen * 8;
+			proto = ph->nexthdr;
+		} else {
+			skb->transport_header -= IPV4_BEET_PHMAXLEN;
+		}
+		if (ipv6 && proto == IPPROTO_TCP)
+			skb_shinfo(skb)->gso_type |= SKB_GSO_TCPV6;
+	} else {
+		__be16 frag;
+
+		skb->transport_header += ipv6_skip_exthdr(skb, 0, &proto, &frag);
+		if (!ipv6 && proto == IPPROTO_TCP)
+			skb_shinfo(skb)->gso_type |= SKB_GSO_TCPV4;
+	}
+	if (!ipv6 && proto == IPPROTO_IPV6)
+		skb_shinfo(skb)->gso_type |= SKB_GSO_IPXIP4;
+	if (ipv6 && proto == IPPROTO_IPIP)
+		skb_shinfo(skb)->gso_type |= SKB_GSO_IPXIP6;
+
+	__skb_pull(skb, skb_transport_offset(skb));
+	return ipv6 ? rcu_dereference(inet6_offloads[proto]) :
+		      rcu_dereference(inet_offloads[proto]);
+}
+
 /* Segment the inner packet; on return every segment carries all headers. */
 static struct sk_buff *eso_segment_inner(struct xfrm_state *x,
 					 struct sk_buff *skb,
@@ -85,12 +129,16 @@ static struct sk_buff *eso_segment_inner(struct xfrm_state *x,
 		skb->transport_header += x->props.header_len;
 		ops = ipv6 ? rcu_dereference(inet6_offloads[xo->proto]) :
 			     rcu_dereference(inet_offloads[xo->proto]);
-		if (unlikely(!ops || !ops->callbacks.gso_segment))
-			return ERR_PTR(-EPROTONOSUPPORT);
-		return ops->callbacks.gso_segment(skb, features);
+		break;
+	case XFRM_MODE_BEET:
+		ops = eso_beet_inner(x, skb, ipv6);
+		break;
+	default:
+		return ERR_PTR(-EOPNOTSUPP);
 	}
-	/* BEET is not carried; see README, "Limitations". */
-	return ERR_PTR(-EOPNOTSUPP);
+	if (unlikely(!ops || !ops->callbacks.gso_segment))
+		return ERR_PTR(-EPROTONOSUPPORT);
+	return ops->callbacks.gso_segment(skb, features);
 }
 
 /* Give each segment its own sequence number, in wire order. */
