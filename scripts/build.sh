@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/build.sh [KVER] [make args...] - build esp_swoffload.ko for one kernel without
+# touching the source tree: copies *.c *.h *.S Kbuild Makefile into build/<kver>/ and
+# runs kbuild there. KVER: a full version (6.12.95+deb12-amd64) or a prefix (6.1, 6.12)
+# meaning the newest installed match; default 6.1. Build log goes to stderr; the last
+# line on stdout is the path of the .ko. Exit status: make's.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+want=${1:-6.1}; [ $# -gt 0 ] && shift
+# resolve_kver PREFIX: newest /lib/modules/<k> (k == PREFIX or PREFIX.*) with headers
+resolve_kver() {
+	local k
+	for k in /lib/modules/"$1" /lib/modules/"$1".* /lib/modules/"$1"-*; do
+		[ -e "$k/build/Makefile" ] && echo "${k##*/}"
+	done | sort -uV | tail -1
+}
+KVER=$(resolve_kver "$want")
+[ -n "$KVER" ] || { echo "build.sh: no kernel headers for '$want' under /lib/modules (run scripts/install-deps.sh)" >&2; exit 2; }
+B=${BUILD_DIR:-$ROOT/build/$KVER}
+mkdir -p "$B"
+# Several people/CI jobs may build the same kernel's tree at once: serialize.
+exec 9> "$B/.lock"
+flock -w 600 9 || { echo "build.sh: $B is locked by another build" >&2; exit 1; }
+# Fresh copy of the sources (stale ones removed, mtimes kept so kbuild rebuilds only
+# what changed).
+find "$B" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) -delete
+(
+	cd "$ROOT"
+	shopt -s nullglob
+	files=()
+	for f in *.c *.h *.S Kbuild Makefile; do
+		case $f in *.mod.c) continue ;; esac
+		files+=("$f")
+	done
+	cp -p "${files[@]}" "$B/"
+)
+echo "build.sh: building in $B for $KVER" >&2
+make -C "/lib/modules/$KVER/build" M="$B" -j"$(nproc)" "$@" modules >&2
+ko=$(ls "$B"/*.ko 2>/dev/null | head -1)
+[ -n "$ko" ] || { echo "build.sh: no .ko produced in $B" >&2; exit 1; }
+echo "$ko"

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/check.sh - the project's test suite (make check):
+#   install-deps; build for the newest 6.1.x and 6.12.x kernel; lint (one test);
+#   per kernel one VM running selftests/run.sh with that kernel's module; the two-VM
+#   wire-compatibility test (module vs stock) per kernel in CHECK_PAIR_KERNELS.
+# Output: TAP-style "ok N - <kver> <test>" / "not ok N - ...", "# " diagnostics, and
+# last line exactly "N passed, N failed". Exit status 1 if anything failed.
+# Logs: build/check/ (per VM: guest.log, console.log, dmesg.log).
+# Env: CHECK_KERNELS ("6.1 6.12"), CHECK_PAIR_KERNELS ("6.1 6.12"; pairs after the first
+#      are skipped once CHECK_BUDGET seconds (1500) have elapsed), CHECK_LINT (1),
+#      CHECK_DEPS (1), CHECK_VERBOSE (1: pass every "# " line from the guests through),
+#      CHECK_VM_TIMEOUT (1500 s per selftests VM), CHECK_PAIR_TIMEOUT (600 s).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+LOG=$ROOT/build/check
+rm -rf "$LOG"; mkdir -p "$LOG"
+N=0 PASS=0 FAIL=0 SKIP=0
+T0=$(date +%s)
+
+tap() { # tap ok|fail|skip NAME [DIAG...]
+	local st=$1 name=$2; shift 2
+	N=$((N + 1))
+	case $st in
+	ok) PASS=$((PASS + 1)); echo "ok $N - $name" ;;
+	skip) SKIP=$((SKIP + 1)); echo "ok $N - $name # SKIP $*"; return ;;
+	*) FAIL=$((FAIL + 1)); echo "not ok $N - $name" ;;
+	esac
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /'
+	return 0
+}
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+elapsed() { echo $(( $(date +%s) - T0 )); }
+
+# relay_tap PREFIX: re-number the guest's TAP lines read on stdin
+relay_tap() {
+	local prefix=$1 line last=
+	GUEST_TESTS=0 GUEST_FAILS=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "[0-9]*" - "*"# SKIP"*)
+			line=${line#ok * - }
+			tap skip "$prefix ${line%% # SKIP*}" "${line#* # SKIP }"; GUEST_TESTS=$((GUEST_TESTS + 1)); last=ok ;;
+		"ok "[0-9]*" - "*)
+			tap ok "$prefix ${line#ok * - }"; GUEST_TESTS=$((GUEST_TESTS + 1)); last=ok ;;
+		"not ok "[0-9]*" - "*)
+			tap fail "$prefix ${line#not ok * - }"; GUEST_TESTS=$((GUEST_TESTS + 1))
+			GUEST_FAILS=$((GUEST_FAILS + 1)); last=fail ;;
+		"# "*)
+			if [ "$last" = fail ] || [ "${CHECK_VERBOSE:-1}" = 1 ]; then echo "$line"; fi ;;
+		*) [ "$last" = fail ] && echo "# $line" ;;
+		esac
+	done
+}
+
+resolve_kver() {
+	local k
+	for k in /lib/modules/"$1" /lib/modules/"$1".* /lib/modules/"$1"-*; do
+		[ -e "$k/build/Makefile" ] && [ -r "/boot/vmlinuz-${k##*/}" ] && echo "${k##*/}"
+	done | sort -uV | tail -1
+}
+
+# ---- dependencies
+if [ "${CHECK_DEPS:-1}" = 1 ]; then
+	if ! "$ROOT/scripts/install-deps.sh" > "$LOG/deps.log" 2>&1; then
+		tap fail "host install-deps" "$(tail -15 "$LOG/deps.log")"
+	fi
+	diag "$(tail -1 "$LOG/deps.log")"
+fi
+
+# ---- builds
+declare -A KO
+KVERS=()
+for want in ${CHECK_KERNELS:-6.1 6.12}; do
+	k=$(resolve_kver "$want")
+	if [ -z "$k" ]; then tap fail "$want kernel installed" "no /boot/vmlinuz + headers for $want"; continue; fi
+	KVERS+=("$k")
+	if ko=$("$ROOT/scripts/build.sh" "$k" 2> "$LOG/build-$k.log" | tail -1) && [ -r "$ko" ]; then
+		KO[$k]=$ko
+		tap ok "$k build"
+	else
+		tap fail "$k build" "$(grep -E 'error|warning' "$LOG/build-$k.log" | head -20)" "$(tail -5 "$LOG/build-$k.log")"
+	fi
+done
+diag "builds done at $(elapsed) s"
+
+# ---- lint (one test)
+if [ "${CHECK_LINT:-1}" = 1 ]; then
+	if "$ROOT/scripts/lint.sh" > "$LOG/lint.log" 2>&1; then
+		tap ok "${KVERS[0]:-6.1} lint (checkpatch --strict, W=1, sparse)"
+	else
+		tap fail "${KVERS[0]:-6.1} lint (checkpatch --strict, W=1, sparse)" "$(grep -E '^(lint:|# )' "$LOG/lint.log" | head -40)"
+	fi
+	diag "lint done at $(elapsed) s"
+fi
+
+# ---- selftests, one VM per kernel
+for k in "${KVERS[@]}"; do
+	if [ -z "${KO[$k]:-}" ]; then tap fail "$k selftests" "module did not build"; continue; fi
+	out=$LOG/vm-$k; mkdir -p "$out"
+	t=$(date +%s)
+	relay_tap "$k" < <(KV=$k SMP=2 MEM=2G TIMEOUT=${CHECK_VM_TIMEOUT:-1500} ESP_MODULE=${KO[$k]} \
+		"$ROOT/scripts/vmrun" "$ROOT/selftests/run.sh" "$out" 2> "$out/vmrun.err"; echo "$?" > "$out/vmrun.rc")
+	rc=$(cat "$out/vmrun.rc" 2>/dev/null || echo 125)
+	diag "$k selftests VM: exit $rc, $GUEST_TESTS tests, $(( $(date +%s) - t )) s wall"
+	if [ "$rc" -ne 0 ] && { [ "$GUEST_FAILS" -eq 0 ] || [ "$rc" -ge 124 ]; }; then
+		tap fail "$k selftests VM completed" "vmrun exit status $rc" "$(tail -5 "$out/vmrun.err")"
+	fi
+	[ "$GUEST_TESTS" -gt 0 ] || tap fail "$k selftests reported results" "no TAP output; see $out"
+done
+
+# ---- wire compatibility, two VMs (module <-> stock) per kernel
+first=1
+for want in ${CHECK_PAIR_KERNELS:-6.1 6.12}; do
+	k=$(resolve_kver "$want")
+	[ -n "$k" ] || continue
+	# the first pair always runs; further ones only while within the time budget
+	if [ $first = 0 ] && [ "$(elapsed)" -gt "${CHECK_BUDGET:-1500}" ]; then
+		tap skip "$k wirecompat (module <-> stock, two VMs)" "over the time budget (CHECK_BUDGET=${CHECK_BUDGET:-1500} s) after $(elapsed) s"
+		continue
+	fi
+	first=0
+	if [ -z "${KO[$k]:-}" ]; then tap fail "$k wirecompat" "module did not build"; continue; fi
+	out=$LOG/pair-$k; mkdir -p "$out"
+	t=$(date +%s)
+	relay_tap "$k" < <(KV=$k TIMEOUT=${CHECK_PAIR_TIMEOUT:-600} A_ENV="ESP_MODULE=${KO[$k]}" \
+		"$ROOT/selftests/wirecompat-pair.sh" "$out" 2> "$out/vmpair.err"; echo "$?" > "$out/vmpair.rc")
+	rc=$(cat "$out/vmpair.rc" 2>/dev/null || echo 125)
+	diag "$k wirecompat VM pair: exit $rc, $GUEST_TESTS tests, $(( $(date +%s) - t )) s wall"
+	if [ "$rc" -ne 0 ] && { [ "$GUEST_FAILS" -eq 0 ] || [ "$rc" -ge 124 ]; }; then
+		tap fail "$k wirecompat VM pair completed" "vmpair exit status $rc" "$(tail -5 "$out/vmpair.err")"
+	fi
+	[ "$GUEST_TESTS" -gt 0 ] || tap fail "$k wirecompat reported results" "no TAP output; see $out"
+done
+
+diag "total wall time $(elapsed) s; logs in $LOG"
+[ $SKIP -gt 0 ] && diag "$SKIP skipped"
+echo "$PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]

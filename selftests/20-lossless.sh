@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# 20-lossless: a 10 s single-stream iperf3 over ESP (aes-gcm, then esp-null), transport
+# mode IPv4: no TCP retransmits and no xfrm errors (/proc/net/xfrm_stat) on either side.
+# The veth tx drop counters are reported; with the module its counters must have grown.
+SECS=${LOSSLESS_SECS:-10}
+for algo in ${LOSSLESS_ALGOS:-gcm128 null}; do
+	name="lossless $algo"
+	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup "$algo" transport 4 2>> "$T_TMP/err"; then
+		t_fail "$name: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
+		continue
+	fi
+	tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets)
+	if ! iperf_run a b "$ADDR_B" "$SECS"; then
+		t_fail "$name: iperf3 ran" "$(head -c 600 "$IPERF_JSON" 2>/dev/null)"
+		continue
+	fi
+	t_ok "$name: iperf3 ran"
+	errs_a=$(xfrm_errors_total a) errs_b=$(xfrm_errors_total b)
+	drop_a=$(link_stat a va tx dropped) drop_b=$(link_stat b vb tx dropped)
+	t_diag "$name: $(( IPERF_BPS / 1000000 )) Mbit/s (guest clock), retransmits $IPERF_RETR," \
+		"xfrm errors a=$errs_a b=$errs_b, veth tx dropped va=$drop_a vb=$drop_b," \
+		"SA bytes a->b $(sa_bytes b $SPI_AB)"
+	for ns in a b; do xfrm_errors $ns | sed "s/^/xfrm_stat $ns: /" | while read -r l; do t_diag "$l"; done; done
+	t_expect "$name: zero retransmits" "$IPERF_RETR" -eq 0
+	t_expect "$name: zero xfrm errors" "$((errs_a + errs_b))" -eq 0
+	if [ -n "$ESP_MODULE" ] || have_module; then
+		tx1=$(counter a tx_segments) rx1=$(counter b rx_gro_packets)
+		t_diag "$name: tx_segments(a) ${tx0:-?} -> ${tx1:-?}, rx_gro_packets(b) ${rx0:-?} -> ${rx1:-?}"
+		if [ -n "$tx1" ] && [ -n "$rx1" ] && [ "$tx1" -gt "${tx0:-0}" ] && [ "$rx1" -gt "${rx0:-0}" ]; then
+			t_ok "$name: fast path"
+		else
+			t_fail "$name: fast path" "counters did not grow: tx_segments ${tx0:-missing} -> ${tx1:-missing}, rx_gro_packets ${rx0:-missing} -> ${rx1:-missing}"
+		fi
+	fi
+done
+ns_cleanup
