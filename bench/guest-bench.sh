@@ -1,0 +1,268 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest-bench.sh - runs INSIDE the VM (started by scripts/bench.sh or scripts/demo.sh
+# through scripts/vmrun). Measures single-stream iperf3 over veth between two netns,
+# clear and ESP transport mode, under three kernel configurations:
+#   stock   esp4/esp6 only (no GSO/GRO for ESP)
+#   offload esp4 + esp4_offload, esp6 + esp6_offload (the stock software offload)
+#   module  esp4/esp6 + esp_swoffload.ko (this project)
+# It only collects raw data; the host computes medians, ratios and goals.
+#
+# Input:  /out/config.sh (written by the host script), which sets
+#   T        iperf3 duration in seconds
+#   REPS     repetitions per cell
+#   FAMS     "4 6" or "4"
+#   PHASES   e.g. "stock:clear_tso,clear_gso,null,gcm,chacha offload:null,gcm,chacha"
+#   MODULE   path of esp_swoffload.ko (host path, visible here), or empty
+#   TCRYPT   1 to measure the raw AEAD ceiling with tcrypt first, 0 to skip
+# Output: /out/runs.tsv (one line per iperf3 run), /out/raw/* (iperf3 JSON, tcrypt dmesg,
+#   /proc/net/esp_swoffload snapshots), progress on stdout (-> /out/guest.log).
+set -u
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+. /out/config.sh
+RAW=/out/raw
+RUNS=/out/runs.tsv
+mkdir -p "$RAW"
+A4=10.0.0.1 B4=10.0.0.2 A6=fd00::1 B6=fd00::2
+
+log() { echo "[$(date +%H:%M:%S)] $*"; }
+
+# -------------------------------------------------------------------------------- setup
+log "guest kernel $(uname -r), $(nproc) vCPU, T=${T}s REPS=$REPS FAMS='$FAMS'"
+# No udev in the guest: load the SIMD crypto drivers by hand (missing ones are fine).
+for m in aesni_intel ghash_clmulni_intel chacha_x86_64 poly1305_x86_64; do
+	modprobe "$m" 2>/dev/null || log "note: modprobe $m failed (continuing)"
+done
+modprobe -a veth xfrm_user esp4 esp6 2>/dev/null
+grep -E '^(name|driver|priority)' /proc/crypto >"$RAW/proc-crypto.txt" 2>/dev/null
+
+ip netns add a && ip netns add b || { log "FATAL: cannot create netns"; exit 1; }
+ip link add va netns a type veth peer name vb netns b || { log "FATAL: no veth"; exit 1; }
+ip -n a link set lo up; ip -n b link set lo up
+ip -n a addr add $A4/24 dev va; ip -n b addr add $B4/24 dev vb
+ip -n a addr add $A6/64 dev va nodad; ip -n b addr add $B6/64 dev vb nodad
+ip -n a link set va up; ip -n b link set vb up
+# Static neighbours: no ARP/ND through (or around) the IPsec policies.
+MA=$(ip -n a -o link show va | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/')
+MB=$(ip -n b -o link show vb | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/')
+ip -n a neigh replace $B4 lladdr "$MB" dev va nud permanent
+ip -n a neigh replace $B6 lladdr "$MB" dev va nud permanent
+ip -n b neigh replace $A4 lladdr "$MA" dev vb nud permanent
+ip -n b neigh replace $A6 lladdr "$MA" dev vb nud permanent
+# Receiver: GRO on (veth does GRO only when asked). Sender: GSO on, TSO per cell.
+ip netns exec b ethtool -K vb gro on >/dev/null 2>&1 || log "note: ethtool -K vb gro on failed"
+ip netns exec a ethtool -K va gso on >/dev/null 2>&1
+ip netns exec b iperf3 -s -D --logfile "$RAW/iperf3-server.log" || { log "FATAL: iperf3 -s"; exit 1; }
+for _ in $(seq 50); do
+	ip netns exec b sh -c 'grep -qi ":145[12] " /proc/net/tcp /proc/net/tcp6 2>/dev/null' && break
+	sleep 0.2
+done
+
+# ------------------------------------------------------------------- raw AEAD ceiling
+# tcrypt_run MODE TAG: one tcrypt speed test, dmesg kept in raw/tcrypt-MODE-TAG.txt
+tcrypt_run() {
+	log "tcrypt mode=$1 sec=1 (raw AEAD speed; modprobe returns an error by design)"
+	dmesg -C
+	modprobe tcrypt mode=$1 sec=1 >/dev/null 2>&1
+	dmesg >"$RAW/tcrypt-$1-$2.txt"
+	grep -A8 'testing speed of' "$RAW/tcrypt-$1-$2.txt" | grep -E 'testing speed|1420 byte' | sed 's/^\[[^]]*\] */    /'
+}
+# Before the iperf3 runs (rfc4106/gcm: mode 211; chacha20-poly1305: mode 213); mode 211
+# runs again after them, and the host averages the two ceilings.
+if [ "${TCRYPT:-0}" = 1 ]; then
+	tcrypt_run 211 start
+	tcrypt_run 213 start
+fi
+
+# ----------------------------------------------------------------------------- helpers
+hexkey() { od -An -tx1 -N"$1" /dev/urandom | tr -d ' \n'; }
+
+# alg_args CELL -> the ip xfrm algorithm arguments in ALG (array); fresh keys every call
+alg_args() {
+	case $1 in
+	null) ALG=(enc 'ecb(cipher_null)' '') ;;
+	gcm) ALG=(aead 'rfc4106(gcm(aes))' "0x$(hexkey 20)" 128) ;;
+	chacha) ALG=(aead 'rfc7539esp(chacha20,poly1305)' "0x$(hexkey 36)" 128) ;;
+	*) return 1 ;;
+	esac
+}
+
+flush_sa() {
+	for ns in a b; do ip -n $ns xfrm policy flush; ip -n $ns xfrm state flush; done
+}
+
+# add_sa CELL SRC DST PLEN: transport-mode SAs a->b (spi 0x100) and b->a (spi 0x200)
+add_sa() {
+	local cell=$1 s=$2 d=$3 p=$4 ns
+	alg_args "$cell" || return 1
+	local out=("${ALG[@]}")
+	alg_args "$cell"
+	local back=("${ALG[@]}")
+	for ns in a b; do
+		ip -n $ns xfrm state add src $s dst $d proto esp spi 0x100 reqid 1 mode transport "${out[@]}" || return 1
+		ip -n $ns xfrm state add src $d dst $s proto esp spi 0x200 reqid 2 mode transport "${back[@]}" || return 1
+	done
+	ip -n a xfrm policy add src $s/$p dst $d/$p dir out tmpl src $s dst $d proto esp reqid 1 mode transport || return 1
+	ip -n a xfrm policy add src $d/$p dst $s/$p dir in tmpl src $d dst $s proto esp reqid 2 mode transport || return 1
+	ip -n b xfrm policy add src $d/$p dst $s/$p dir out tmpl src $d dst $s proto esp reqid 2 mode transport || return 1
+	ip -n b xfrm policy add src $s/$p dst $d/$p dir in tmpl src $s dst $d proto esp reqid 1 mode transport || return 1
+}
+
+# busy jiffies (user+nice+system+irq+softirq) over all CPUs
+busy_jiffies() { awk '$1=="cpu"{print $2+$3+$4+$7+$8; exit}' /proc/stat; }
+
+# snap FILE: /proc/net/esp_swoffload of netns a and b, prefixed "a " / "b " (module mode only)
+snap() {
+	: >"$1"
+	[ "$CUR_MODE" = module ] || return 0
+	ip netns exec a cat /proc/net/esp_swoffload 2>/dev/null | sed 's/^/a /' >>"$1"
+	ip netns exec b cat /proc/net/esp_swoffload 2>/dev/null | sed 's/^/b /' >>"$1"
+}
+# deltas BEFORE AFTER -> "tx_segments(a) rx_gro_packets(b) fallback_*+rx_drop_*(a+b)"
+deltas() {
+	awk 'FNR==NR{v0[$1" "$2]=$3; next} {d[$1" "$2]=$3-v0[$1" "$2]}
+	     END{for(k in d){split(k,p," "); if(p[2]~/^(fallback_|rx_drop_)/) f+=d[k]}
+	         printf "%d %d %d", d["a tx_segments"], d["b rx_gro_packets"], f}' "$1" "$2"
+}
+
+loaded() { grep -q "^$1 " /proc/modules; }
+# unload M: rmmod, retrying while freed states still hold a reference
+unload() {
+	local _
+	for _ in $(seq 20); do
+		loaded "$1" || return 0
+		rmmod "$1" 2>/dev/null && return 0
+		sleep 0.5
+	done
+	rmmod "$1"
+}
+
+# set_mode MODE: load/unload so exactly one ESP offload provider (or none) is present.
+# Returns 1 (with a reason in MODE_ERR) if the mode cannot be set up.
+set_mode() {
+	MODE_ERR=
+	case $1 in
+	stock)
+		unload esp_swoffload
+		for m in esp4_offload esp6_offload; do unload $m; done
+		modprobe -a esp4 esp6
+		;;
+	offload)
+		unload esp_swoffload
+		modprobe -a esp4_offload esp6_offload || { MODE_ERR="modprobe esp4_offload esp6_offload failed"; return 1; }
+		;;
+	module)
+		for m in esp4_offload esp6_offload; do unload $m; done
+		modprobe -a esp4 esp6
+		if [ -z "${MODULE:-}" ] || [ ! -r "$MODULE" ]; then
+			MODE_ERR="module not built"; return 1
+		fi
+		loaded esp_swoffload || insmod "$MODULE" || {
+			MODE_ERR="insmod failed: $(dmesg | tail -3 | tr '\n' ' ')"; return 1; }
+		;;
+	esac
+	# Sanity: the offload providers that must be absent are absent.
+	case $1 in
+	stock) ! loaded esp4_offload && ! loaded esp6_offload && ! loaded esp_swoffload ;;
+	offload) loaded esp4_offload && loaded esp6_offload && ! loaded esp_swoffload ;;
+	module) ! loaded esp4_offload && ! loaded esp6_offload && loaded esp_swoffload ;;
+	esac || { MODE_ERR="module set wrong: $(grep -oE '^esp[a-z0-9_]*' /proc/modules | tr '\n' ' ')"; return 1; }
+}
+
+# ---------------------------------------------------------------------------- one run
+echo -e "mode\tcell\tfam\trep\tstatus\tbusy_jiffies\thz\tesp_bytes\ttx_segments\trx_gro_packets\tfallback_drop\tjson\tnote" >"$RUNS"
+HZ=$(getconf CLK_TCK)
+CUR_MODE=
+NRUN=0
+NTOTAL=0
+for ph in $PHASES; do
+	c=${ph#*:}; n=$(echo "$c" | tr ',' ' ' | wc -w)
+	NTOTAL=$((NTOTAL + n * REPS * $(echo $FAMS | wc -w)))
+done
+
+record() { # mode cell fam rep status busy esp txs rxg fb json note
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+		"$1" "$2" "$3" "$4" "$5" "$6" "$HZ" "$7" "$8" "$9" "${10}" "${11}" "${12}" >>"$RUNS"
+	sync
+}
+
+run_cell() { # MODE CELL FAM REP
+	local mode=$1 cell=$2 fam=$3 rep=$4 s d p note=
+	NRUN=$((NRUN + 1))
+	if [ "$fam" = 4 ]; then s=$A4 d=$B4 p=32; else s=$A6 d=$B6 p=128; fi
+	flush_sa
+	case $cell in
+	clear_tso) ip netns exec a ethtool -K va tso on >/dev/null 2>&1 ;;
+	*) ip netns exec a ethtool -K va tso off >/dev/null 2>&1 ;;
+	esac
+	case $cell in
+	clear_*) ;;
+	*)
+		if ! add_sa "$cell" $s $d $p; then
+			log "[$NRUN/$NTOTAL] v$fam $cell $mode rep$rep: SA setup FAILED"
+			record "$mode" "$cell" "$fam" "$rep" fail 0 0 0 0 0 - "SA setup failed"
+			return
+		fi
+		;;
+	esac
+	local j0 j1 base=$RAW/$mode-$cell-v$fam-r$rep
+	local json=$base.json
+	snap "$base.counters0"
+	j0=$(busy_jiffies)
+	timeout $((T + 40)) ip netns exec a iperf3 -c $d -t "$T" -J --connect-timeout 5000 >"$json" 2>"$json.err"
+	local rc=$?
+	j1=$(busy_jiffies)
+	snap "$base.counters1"
+	local tx rx fb
+	read -r tx rx fb <<<"$(deltas "$base.counters0" "$base.counters1")"
+	[ -s "$base.counters1" ] || rm -f "$base.counters0" "$base.counters1"
+	local esp=0
+	case $cell in clear_*) ;; *)
+		esp=$(ip -n a -s xfrm state get src $s dst $d proto esp spi 0x100 2>/dev/null |
+			grep -A1 'lifetime current' | sed -n 's/^[[:space:]]*\([0-9][0-9]*\)(bytes).*/\1/p')
+		esp=${esp:-0}
+		;;
+	esac
+	# Quick numbers for the progress line (the host re-reads the JSON).
+	local q
+	q=$(awk '/"sum_sent"/{s=1} s&&/"retransmits"/{r=$2+0; s=0}
+		/"sum_received"/{v=1} v&&/"bits_per_second"/{b=$2+0; v=0}
+		END{printf "%.1f %d", b/1e6, r}' "$json" 2>/dev/null)
+	local status=ok
+	[ $rc -ne 0 ] && { status=fail; note="iperf3 rc=$rc $(head -c 200 "$json.err" | tr '\t\n' '  ')"; }
+	record "$mode" "$cell" "$fam" "$rep" $status $((j1 - j0)) "$esp" "$tx" "$rx" "$fb" "$(basename "$json")" "$note"
+	local extra=
+	[ "$mode" = module ] && extra=" tx_segments+$tx rx_gro+$rx fallback/drop+$fb"
+	log "[$NRUN/$NTOTAL] v$fam $cell $mode rep$rep: ${q% *} Mbit/s, retr ${q#* }, cpu $((j1 - j0)) jiffies$extra ${note:+($note)}"
+}
+
+# ------------------------------------------------------------------------------ phases
+# Repetition outermost: every rep cycles through all modes, so slow drift of the host's
+# load (the guest clock is real time, the guest CPU is not) hits every cell alike.
+for rep in $(seq "$REPS"); do
+	for ph in $PHASES; do
+		mode=${ph%%:*}; cells=$(echo "${ph#*:}" | tr ',' ' ')
+		CUR_MODE=$mode
+		flush_sa
+		if ! set_mode "$mode"; then
+			log "rep $rep: mode $mode unavailable: $MODE_ERR; its cells are skipped"
+			for fam in $FAMS; do for cell in $cells; do
+				NRUN=$((NRUN + 1))
+				record "$mode" "$cell" "$fam" "$rep" skip 0 0 0 0 0 - "$MODE_ERR"
+			done; done
+			continue
+		fi
+		log "rep $rep, mode $mode: $(grep -oE '^(esp[a-z0-9_]*|xfrm[a-z0-9_]*)' /proc/modules | tr '\n' ' ')"
+		for fam in $FAMS; do
+			for cell in $cells; do
+				run_cell "$mode" "$cell" "$fam" "$rep"
+			done
+		done
+	done
+done
+flush_sa
+unload esp_swoffload || log "note: rmmod esp_swoffload failed"
+[ "${TCRYPT:-0}" = 1 ] && tcrypt_run 211 end
+log "done"
+exit 0
