@@ -8,6 +8,7 @@
 #                        selftest inside a VM per kernel; ends "N passed, N failed"
 #   make demo            boot a VM, set up SAs, print the iperf3 throughput table
 #   make bench           the full benchmark (bench/results.json, bench/results.png)
+#   make dkms-install    build and install with DKMS for every installed kernel
 
 KVER ?= $(shell ls /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -1)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -34,4 +35,8 @@ demo:
 bench:
 	scripts/bench.sh
 
-.PHONY: modules clean lint deps check demo bench
+# Install through DKMS for every installed kernel with headers (docs/deploy.md).
+dkms-install:
+	scripts/dkms-install.sh
+
+.PHONY: modules clean lint deps check demo bench dkms-install
