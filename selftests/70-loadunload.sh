@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+# Loading and unloading: refusal while esp4_offload/esp6_offload hold the
+# slots, rmmod under traffic (refused while SAs use the module, traffic
+# unharmed), insmod under traffic (SAs created earlier keep the stock path,
+# nothing breaks), and a clean unload once the SAs are gone.
+
+# wait for the xfrm state GC to drop the module references of deleted SAs
+unload_module() {
+	local i
+	for i in $(seq 1 40); do
+		rmmod esp_swoffload 2>/dev/null && return 0
+		sleep 0.25
+	done
+	return 1
+}
+
+if ! have_module; then
+	t_skip "load/unload" "module not loaded"
+	return 0 2>/dev/null || exit 0
+fi
+
+# 1. rmmod while an iperf3 runs over SAs of the module
+ns_setup tso-off
+xfrm_setup gcm128 transport 4
+( sleep 3; rmmod esp_swoffload > "$T_TMP/rmmod.out" 2>&1; echo $? >> "$T_TMP/rmmod.out" ) &
+rmpid=$!
+iperf_run a b "$ADDR_B" 6
+wait $rmpid
+bps=${IPERF_BPS:-0} retr=${IPERF_RETR:-x}
+out=$(head -n -1 "$T_TMP/rmmod.out"); rc=$(tail -n 1 "$T_TMP/rmmod.out")
+t_expect "rmmod under traffic is refused while SAs use the module" $rc -ne 0
+t_diag "rmmod said: $out"
+t_check "module still loaded after the refused rmmod" test -r /proc/net/esp_swoffload
+t_expect "iperf3 across the refused rmmod: data flowed ($((${bps:-0} / 1000000)) Mbit/s)" "${bps:-0}" -gt 1000000
+t_expect "iperf3 across the refused rmmod: zero retransmits" "${retr:-x}" -eq 0
+
+# 2. once the SAs are gone, rmmod works
+xfrm_flush
+if unload_module; then t_ok "rmmod after the SAs are deleted"
+else t_fail "rmmod after the SAs are deleted" "$(lsmod | grep esp_swoffload)"; fi
+
+# 3. refused while esp4_offload/esp6_offload hold the slots, with a clear reason
+if modprobe esp4_offload && modprobe esp6_offload; then
+	dmesg -C
+	if insmod "$ESP_MODULE" 2>/dev/null; then
+		t_fail "insmod refused while esp4_offload is loaded"
+		rmmod esp_swoffload
+	else
+		t_ok "insmod refused while esp4_offload is loaded"
+	fi
+	t_check "dmesg names the modules to unload" \
+		bash -c 'dmesg | grep -q "rmmod esp4_offload esp6_offload"'
+	t_check "nothing of ours registered (esp4_offload still works)" \
+		bash -c '! test -e /proc/net/esp_swoffload'
+	rmmod esp6_offload esp4_offload
+else
+	t_skip "conflict with esp4_offload" "esp4_offload not available"
+fi
+
+# 4. insmod under traffic: SAs made before keep the stock path
+ns_setup tso-off
+xfrm_setup gcm128 transport 4
+( sleep 2; insmod "$ESP_MODULE" ) &
+inspid=$!
+if xfer a b "$ADDR_B" 6; then t_ok "insmod during a transfer over older SAs: data intact"
+else t_fail "insmod during a transfer over older SAs: data intact" "$XFER_WHY"; fi
+wait $inspid
+t_check "module loaded again" test -r /proc/net/esp_swoffload
+t_expect "older SAs stay on the stock path (tx_segments)" "$(counter a tx_segments)" -eq 0
+
+# 5. new SAs pick the module up
+xfrm_setup gcm128 transport 4
+if xfer a b "$ADDR_B" 2; then t_ok "new SAs after reload: data intact"
+else
+	t_fail "new SAs after reload: data intact" "$XFER_WHY"
+	t_diag "$(counters a; xfrm_errors a; xfrm_errors b; ip -n a -s link; ip -n a xfrm state)"
+fi
+t_expect "new SAs use the module (tx_segments)" "$(counter a tx_segments)" -gt 100
+xfrm_flush
+ns_cleanup

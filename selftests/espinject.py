@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Capture, mangle and inject ESP frames on a veth for the bad-input selftests.
+
+  espinject.py capture DEV FILE COUNT CMD...
+      run CMD, save the first COUNT outgoing ESP frames seen on DEV to FILE
+  espinject.py inject DEV FILE INDEX MANGLE [ARG] [MANGLE [ARG]]...
+      send frame INDEX of FILE out of DEV after applying each MANGLE:
+        replay            unchanged
+        seq N             set the ESP sequence number to N (ICV no longer matches)
+        flip              flip one bit of the last byte (the ICV)
+        truncate N        keep only N bytes after the ESP header's start
+        spi N             set the SPI to N
+        trailer N         append N garbage bytes after the IP packet
+        garbage N         replace everything after SPI+seq with N random bytes
+  espinject.py flood DEV FILE INDEX N SEQ
+      send N copies of frame INDEX, each with sequence number SEQ+i and
+      0..1400 random bytes after the sequence number
+  espinject.py null DEV SRCMAC DSTMAC SRC DST SPI SEQ DPORT TEXT [trailer N]
+      build a valid ESP-null (no auth) transport packet carrying one UDP
+      datagram TEXT to DPORT, optionally with N garbage bytes after the IP
+      packet (as Ethernet padding would be), and send it out of DEV.
+"""
+import os
+import select
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+ETH_P_ALL = 0x0003
+PACKET_OUTGOING = 4
+
+
+def ip_csum(hdr):
+    s = 0
+    for i in range(0, len(hdr), 2):
+        s += (hdr[i] << 8) + hdr[i + 1]
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+
+
+def esp_offset(frame):
+    """(offset of the ESP header, is_ipv6) or None if frame is not ESP."""
+    etype = struct.unpack('!H', frame[12:14])[0]
+    if etype == 0x0800 and frame[23] == 50:
+        return 14 + (frame[14] & 0xf) * 4, False
+    if etype == 0x86dd and frame[20] == 50:
+        return 14 + 40, True
+    return None
+
+
+def fix_len(frame, ip6, iplen):
+    """Set the IP length field to iplen bytes of IP packet (v4: incl. header)."""
+    f = bytearray(frame)
+    if ip6:
+        f[18:20] = struct.pack('!H', iplen - 40)
+    else:
+        f[16:18] = struct.pack('!H', iplen)
+        f[24:26] = b'\0\0'
+        ihl = (f[14] & 0xf) * 4
+        f[24:26] = struct.pack('!H', ip_csum(f[14:14 + ihl]))
+    return bytes(f)
+
+
+def capture(dev, path, count, cmd):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    s.bind((dev, 0))
+    proc = subprocess.Popen(cmd)
+    frames = []
+    deadline = time.time() + 30
+    while len(frames) < count and time.time() < deadline:
+        r, _, _ = select.select([s], [], [], 0.5)
+        if not r:
+            if proc.poll() is not None and not select.select([s], [], [], 1)[0]:
+                break
+            continue
+        data, addr = s.recvfrom(65535)
+        if addr[2] == PACKET_OUTGOING and esp_offset(data):
+            frames.append(data)
+    proc.wait()
+    with open(path, 'wb') as fh:
+        for f in frames:
+            fh.write(struct.pack('!I', len(f)) + f)
+    print(len(frames))
+    return 0 if len(frames) == count else 1
+
+
+def load(path):
+    frames = []
+    with open(path, 'rb') as fh:
+        data = fh.read()
+    i = 0
+    while i < len(data):
+        n = struct.unpack('!I', data[i:i + 4])[0]
+        frames.append(data[i + 4:i + 4 + n])
+        i += 4 + n
+    return frames
+
+
+def mangle(frame, how, arg):
+    off, ip6 = esp_offset(frame)
+    f = bytearray(frame)
+    if how == 'replay':
+        pass
+    elif how == 'seq':
+        f[off + 4:off + 8] = struct.pack('!I', int(arg, 0))
+    elif how == 'flip':
+        f[-1] ^= 0x01
+    elif how == 'truncate':
+        f = f[:off + int(arg, 0)]
+        f = bytearray(fix_len(bytes(f), ip6, len(f) - 14))
+    elif how == 'spi':
+        f[off:off + 4] = struct.pack('!I', int(arg, 0))
+    elif how == 'trailer':
+        f += os.urandom(int(arg, 0))
+    elif how == 'garbage':
+        f = f[:off + 8] + bytearray(os.urandom(int(arg, 0)))
+        f = bytearray(fix_len(bytes(f), ip6, len(f) - 14))
+    else:
+        raise SystemExit('unknown mangle ' + how)
+    return bytes(f)
+
+
+def send(dev, frame):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((dev, 0))
+    s.send(frame)
+
+
+def null_packet(srcmac, dstmac, src, dst, spi, seq, dport, text, trailer):
+    payload = text.encode()
+    udp = struct.pack('!HHHH', 40000, dport, 8 + len(payload), 0) + payload
+    padlen = (-(len(udp) + 2)) % 4
+    pad = bytes(range(1, padlen + 1))
+    esp = struct.pack('!II', spi, seq) + udp + pad + bytes([padlen, 17])
+    iph = bytearray(struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(esp), 1,
+                                0x4000, 64, 50, 0, socket.inet_aton(src),
+                                socket.inet_aton(dst)))
+    iph[10:12] = struct.pack('!H', ip_csum(iph))
+    eth = bytes.fromhex(dstmac.replace(':', '')) + \
+        bytes.fromhex(srcmac.replace(':', '')) + b'\x08\x00'
+    return eth + bytes(iph) + esp + os.urandom(trailer)
+
+
+def main(argv):
+    if argv[1] == 'capture':
+        return capture(argv[2], argv[3], int(argv[4]), argv[5:])
+    if argv[1] == 'inject':
+        frame = load(argv[3])[int(argv[4])]
+        ops = argv[5:]
+        while ops:
+            how = ops.pop(0)
+            arg = None if how in ('replay', 'flip') else ops.pop(0)
+            frame = mangle(frame, how, arg)
+        send(argv[2], frame)
+        return 0
+    if argv[1] == 'flood':
+        frame = load(argv[3])[int(argv[4])]
+        rnd = os.urandom(2 * int(argv[5]))
+        for i in range(int(argv[5])):
+            n = (rnd[2 * i] << 8 | rnd[2 * i + 1]) % 1401
+            f = mangle(frame, 'seq', str(int(argv[6], 0) + i))
+            send(argv[2], mangle(f, 'garbage', str(n)))
+        return 0
+    if argv[1] == 'null':
+        trailer = int(argv[12]) if len(argv) > 12 and argv[11] == 'trailer' else 0
+        send(argv[2], null_packet(argv[3], argv[4], argv[5], argv[6],
+                                  int(argv[7], 0), int(argv[8], 0),
+                                  int(argv[9]), argv[10], trailer))
+        return 0
+    raise SystemExit(__doc__)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
