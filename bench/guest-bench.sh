@@ -240,8 +240,13 @@ run_cell() { # MODE CELL FAM REP
 # ------------------------------------------------------------------------------ phases
 # Repetition outermost: every rep cycles through all modes, so slow drift of the host's
 # load (the guest clock is real time, the guest CPU is not) hits every cell alike.
+# The order of the modes alternates between reps (forward, backward, ...), so a
+# load that rises or falls during the run does not always favour the same mode.
+PHASES_REV=$(printf '%s\n' $PHASES | tac | tr '\n' ' ')
 for rep in $(seq "$REPS"); do
-	for ph in $PHASES; do
+	order=$PHASES
+	[ $((rep % 2)) = 0 ] && order=$PHASES_REV
+	for ph in $order; do
 		mode=${ph%%:*}; cells=$(echo "${ph#*:}" | tr ',' ' ')
 		CUR_MODE=$mode
 		flush_sa
