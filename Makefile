@@ -35,8 +35,15 @@ demo:
 bench:
 	scripts/bench.sh
 
+# make check plus the DKMS install test in the guest (slow: it compiles under TCG)
+check-dkms:
+	DKMS_SELFTEST=1 scripts/check.sh
+
 # Install through DKMS for every installed kernel with headers (docs/deploy.md).
 dkms-install:
 	scripts/dkms-install.sh
 
-.PHONY: modules clean lint deps check demo bench dkms-install
+dkms-remove:
+	scripts/dkms-install.sh --remove
+
+.PHONY: modules clean lint deps check check-dkms demo bench dkms-install dkms-remove

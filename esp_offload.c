@@ -144,3 +144,4 @@ module_exit(eso_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Software GSO/GRO offload for IPsec ESP");
 MODULE_SOFTDEP("pre: esp4 esp6");
+MODULE_VERSION("0.1.0");

@@ -92,16 +92,19 @@ static void eso_fix_outer_len(struct sk_buff *skb, bool ipv6)
  * stock esp4_offload behaves the same. Nothing here can change the
  * return code, so say what helps: a qdisc on the egress device.
  */
-static void eso_async_check_queue(struct net *net, struct sk_buff *skb)
+static bool eso_dev_has_queue(const struct sk_buff *skb)
 {
 	struct netdev_queue *txq = skb_get_tx_queue(skb->dev, skb);
 
 	/* noqueue is a qdisc without an enqueue operation */
-	if (rcu_dereference_bh(txq->qdisc)->enqueue)
-		return;
+	return rcu_dereference_bh(txq->qdisc)->enqueue;
+}
+
+static void eso_async_on_noqueue(struct net *net, const struct net_device *dev)
+{
 	eso_count(net, ESO_TX_ASYNC_NOQUEUE);
 	pr_warn_once(ESO_NAME ": %s has no qdisc, so packets encrypted by an asynchronous AEAD are reported to the sender as failed; add a qdisc (tc qdisc replace dev %s root pfifo)\n",
-		     skb->dev->name, skb->dev->name);
+		     dev->name, dev->name);
 }
 
 static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
@@ -110,7 +113,9 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 	struct net *net = xs_net(x);
 	struct crypto_aead *aead = x->data;
 	struct esp_info esp = { .inplace = true };
+	struct net_device *dev;
 	unsigned int blksize;
+	bool has_queue;
 	u32 low, hi;
 	int err;
 
@@ -142,11 +147,18 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 	skb_push(skb, -skb_network_offset(skb));
 	eso_fix_outer_len(skb, ipv6);
 
+	/*
+	 * Once the AEAD returns -EINPROGRESS its completion may already have
+	 * sent and freed the skb on another CPU: look at it before.
+	 */
+	dev = skb->dev;
+	has_queue = eso_dev_has_queue(skb);
 	err = ipv6 ? esp6_output_tail(x, skb, &esp) :
 		     esp_output_tail(x, skb, &esp);
 	if (err == -EINPROGRESS) {
 		eso_count(net, ESO_TX_ASYNC);
-		eso_async_check_queue(net, skb);
+		if (!has_queue)
+			eso_async_on_noqueue(net, dev);
 		return err;
 	}
 	if (err)

@@ -1,17 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-# Asynchronous AEADs: pcrypt (parallel over CPUs, completes in order) and
-# cryptd (completes from a per-CPU worker) are instantiated over the SA's
-# algorithm through crypto_user, at a higher priority, so SAs created
-# afterwards use them. The module must then see -EINPROGRESS (tx_async) and
+# Asynchronous AEADs: pcrypt (parallel over CPUs, completes in order) is
+# instantiated over the SA's algorithm through crypto_user, at a higher
+# priority, so SAs created afterwards use it: over AES-GCM and over this
+# module's own ChaCha20-Poly1305. (cryptd refuses to wrap an algorithm that
+# is already asynchronous, as the AES-NI GCM is, and a cryptd over a
+# synchronous generic one ranks below AES-NI, so no SA would pick it.) The module must then see -EINPROGRESS (tx_async) and
 # every byte must arrive, intact, with no TCP retransmit and no segment
 # arriving out of order (TcpExtTCPOFOQueue on the receiver).
 
 CU="python3 $(dirname "${BASH_SOURCE[0]:-$0}")/cryptouser.py"
-modprobe -q crypto_user; modprobe -q pcrypt; modprobe -q cryptd
+modprobe -q crypto_user; modprobe -q pcrypt
 
-# The driver behind "seqiv(rfc4106(gcm(aes)))" (what esp4 allocates for the SA).
+# seqiv_driver AEAD: the driver behind "seqiv(AEAD)" (what esp4 allocates)
 seqiv_driver() {
-	awk -v want='seqiv(rfc4106(gcm(aes)))' '
+	awk -v want="seqiv($1)" '
 		/^name/ {n = $3} /^driver/ {d = $3}
 		/^priority/ {if (n == want && d !~ /^(pcrypt|cryptd)/ && $3 + 0 >= best) {best = $3 + 0; drv = d}}
 		END {print drv}' /proc/crypto
@@ -20,14 +22,15 @@ seqiv_driver() {
 ofo() { nsx "$1" nstat -az TcpExtTCPOFOQueue | awk '/TcpExtTCPOFOQueue/ {print $2}'; }
 
 async_case() {
-	local tmpl=$1 fam=$2 drv inst a0 a1 o0 o1
+	local tmpl=$1 fam=$2 algo=${3:-gcm128} drv inst a0 a1 o0 o1 name
 	ns_setup tso-off || { t_fail "$tmpl v$fam: setup"; return; }
 	# An async AEAD needs a queue on the egress device: see README,
 	# "Async crypto and devices without a queue".
 	tc -n a qdisc replace dev va root pfifo
 	tc -n b qdisc replace dev vb root pfifo
-	xfrm_setup gcm128 transport "$fam" || { t_fail "$tmpl v$fam: xfrm"; return; }
-	drv=$(seqiv_driver)
+	xfrm_setup "$algo" transport "$fam" || { t_fail "$tmpl v$fam: xfrm"; return; }
+	case $algo in chacha) name='rfc7539esp(chacha20,poly1305)' ;; *) name='rfc4106(gcm(aes))' ;; esac
+	drv=$(seqiv_driver "$name")
 	inst="$tmpl($drv)"
 	xfrm_flush
 	if ! $CU add "$inst"; then
@@ -36,7 +39,8 @@ async_case() {
 	fi
 	awk -v d="$inst" '$1 == "driver" && $3 == d {f = 1} END {exit !f}' /proc/crypto ||
 		{ t_fail "$tmpl v$fam: $inst in /proc/crypto"; return; }
-	xfrm_setup gcm128 transport "$fam"
+	xfrm_setup "$algo" transport "$fam"
+	tmpl="$tmpl $algo"
 
 	a0=$(counter a tx_async); o0=$(ofo b)
 	if xfer a b "$ADDR_B" 8; then t_ok "$tmpl v$fam: 8 MiB intact through an async AEAD"
@@ -62,7 +66,7 @@ noqueue_case() {
 	local drv inst
 	ns_setup tso-off
 	xfrm_setup gcm128 transport 4
-	drv=$(seqiv_driver); inst="pcrypt($drv)"; xfrm_flush
+	drv=$(seqiv_driver 'rfc4106(gcm(aes))'); inst="pcrypt($drv)"; xfrm_flush
 	$CU add "$inst" || { t_fail "noqueue: instantiate $inst"; return; }
 	xfrm_setup gcm128 transport 4
 	dmesg -C
@@ -77,8 +81,8 @@ noqueue_case() {
 if ! have_module; then
 	t_skip "async crypto" "module not loaded"
 else
-	async_case pcrypt 4
-	async_case cryptd 4
-	async_case pcrypt 6
+	async_case pcrypt 4 gcm128
+	async_case pcrypt 4 chacha
+	async_case pcrypt 6 gcm128
 	noqueue_case
 fi
