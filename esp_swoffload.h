@@ -34,7 +34,6 @@ enum eso_counter {
 	ESO_RX_DROP_SECPATH,	/* secpath allocation or depth */
 	ESO_RX_DROP_BACKLOG,	/* home CPU's queue full */
 	ESO_RX_STEERED,		/* handed to another CPU to keep order */
-	ESO_FALLBACK_NOT_OURS,	/* SA without our offload (created earlier) */
 	ESO_FALLBACK_GSO_BAD,	/* GSO skb we cannot segment as ESP */
 	ESO_NR_COUNTERS
 };

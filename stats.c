@@ -37,7 +37,6 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_RX_DROP_SECPATH]	= "rx_drop_secpath",
 	[ESO_RX_DROP_BACKLOG]	= "rx_drop_backlog",
 	[ESO_RX_STEERED]	= "rx_steered",
-	[ESO_FALLBACK_NOT_OURS]	= "fallback_not_ours",
 	[ESO_FALLBACK_GSO_BAD]	= "fallback_gso_bad",
 };
 
