@@ -12,9 +12,14 @@
  * ip_rcv() trims but GRO does not), ESP-in-UDP (6.12 hands those to us
  * too), and SPIs without an SA. Packets too short to be ESP for their SA
  * are dropped and counted here.
+ *
+ * After xfrm has decrypted a packet of one of our SAs and checked its
+ * ICV, eso_rx_authenticated() tells the stack the inner checksums are
+ * good (see there).
  */
 
 #include <crypto/aead.h>
+#include <linux/module.h>
 #include <linux/skbuff.h>
 #include <net/gro.h>
 #include <net/ip.h>
@@ -161,4 +166,106 @@ struct sk_buff *eso_gro_receive4(struct list_head *head, struct sk_buff *skb)
 struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb)
 {
 	return eso_gro_receive(skb, true);
+}
+
+/*
+ * A packet that passed its SA's ICV is, bit for bit, what the peer sent:
+ * no corruption on the way survives a 64- to 128-bit tag, and the 16-bit
+ * one's complement sum of TCP/UDP can only repeat that verdict, by a full
+ * pass over every payload byte. So, like WireGuard after Poly1305, mark the
+ * inner packet CHECKSUM_UNNECESSARY at every level, and GRO and TCP skip
+ * that pass. SAs without an ICV (esp-null with no auth) keep the check.
+ *
+ * The hook: after all transforms of a packet succeeded, xfrm_input() calls
+ * xfrm_rcv_cb(), which walks the ESP protocol handlers of the family in
+ * priority order and calls each cb_handler until one returns <= 0.
+ * esp4/esp6's handler (priority 0) ends the walk, so ours sits just above
+ * it and returns 1. Its receive and error handlers decline every packet,
+ * leaving them to esp4/esp6 as before. Only SAs this module carries are
+ * touched; for them this is also where a packet counts as decrypted.
+ */
+static bool csum_by_icv = true;
+module_param(csum_by_icv, bool, 0644);
+MODULE_PARM_DESC(csum_by_icv,
+		 "Skip inner checksum verification of packets whose ICV verified (default: Y)");
+
+static int eso_rx_authenticated(struct sk_buff *skb, int err)
+{
+	struct sec_path *sp = skb_sec_path(skb);
+	struct xfrm_state *x;
+
+	if (err || !sp || !sp->len)
+		return 1;
+	x = sp->xvec[sp->len - 1];
+	if (!eso_state_is_ours(x))
+		return 1;
+
+	eso_count(xs_net(x), ESO_RX_DECRYPTED);
+	if (csum_by_icv && crypto_aead_authsize(x->data)) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		skb->csum_level = SKB_MAX_CSUM_LEVEL;
+		eso_count(xs_net(x), ESO_RX_CSUM_BY_ICV);
+	}
+	return 1;
+}
+
+static int eso_xfrm_decline(struct sk_buff *skb)
+{
+	return -EINVAL;
+}
+
+static int eso_xfrm_decline_input(struct sk_buff *skb, int nexthdr,
+				  __be32 spi, int encap_type)
+{
+	return -EINVAL;
+}
+
+static int eso_xfrm4_err(struct sk_buff *skb, u32 info)
+{
+	return -ENOENT;
+}
+
+static int eso_xfrm6_err(struct sk_buff *skb, struct inet6_skb_parm *opt,
+			 u8 type, u8 code, int offset, __be32 info)
+{
+	return -ENOENT;
+}
+
+/* Above esp4/esp6 (0), below xfrm interfaces (10) and vti (100). */
+#define ESO_XFRM_PRIO 5
+
+static struct xfrm4_protocol eso_xfrm4_esp = {
+	.handler	= eso_xfrm_decline,
+	.input_handler	= eso_xfrm_decline_input,
+	.cb_handler	= eso_rx_authenticated,
+	.err_handler	= eso_xfrm4_err,
+	.priority	= ESO_XFRM_PRIO,
+};
+
+static struct xfrm6_protocol eso_xfrm6_esp = {
+	.handler	= eso_xfrm_decline,
+	.input_handler	= eso_xfrm_decline_input,
+	.cb_handler	= eso_rx_authenticated,
+	.err_handler	= eso_xfrm6_err,
+	.priority	= ESO_XFRM_PRIO,
+};
+
+int eso_rx_csum_init(void)
+{
+	int err;
+
+	err = xfrm4_protocol_register(&eso_xfrm4_esp, IPPROTO_ESP);
+	if (err)
+		return err;
+	err = xfrm6_protocol_register(&eso_xfrm6_esp, IPPROTO_ESP);
+	if (err)
+		xfrm4_protocol_deregister(&eso_xfrm4_esp, IPPROTO_ESP);
+	return err;
+}
+
+/* Both deregistrations wait for readers (synchronize_net()). */
+void eso_rx_csum_exit(void)
+{
+	xfrm6_protocol_deregister(&eso_xfrm6_esp, IPPROTO_ESP);
+	xfrm4_protocol_deregister(&eso_xfrm4_esp, IPPROTO_ESP);
 }

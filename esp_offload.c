@@ -112,16 +112,22 @@ static int __init eso_init(void)
 	if (err)
 		goto out_stats;
 
+	err = eso_rx_csum_init();
+	if (err)
+		goto out_steer;
+
 	err = eso_register();
 	if (err) {
 		pr_err(ESO_NAME ": could not take the ESP offload slots (%d)\n",
 		       err);
-		goto out_steer;
+		goto out_csum;
 	}
 
 	pr_info(ESO_NAME ": ESP GSO/GRO offload active for SAs created from now on\n");
 	return 0;
 
+out_csum:
+	eso_rx_csum_exit();
 out_steer:
 	eso_rx_steer_exit();
 out_stats:
@@ -134,6 +140,7 @@ out_chacha:
 static void __exit eso_exit(void)
 {
 	eso_unregister();
+	eso_rx_csum_exit();
 	eso_rx_steer_exit();
 	eso_stats_exit();
 	esp_chacha_exit();

@@ -5,7 +5,8 @@
  * Shared declarations of the module's files:
  *   esp_offload.c  module init/exit, registration, conflict checks
  *   esp_gso.c      TX: ESP header built once, late segmentation
- *   esp_gro.c      RX: ESP taken at GRO time, handed to xfrm
+ *   esp_gro.c      RX: ESP taken at GRO time, handed to xfrm; inner
+ *                  checksums trusted once the ICV verified
  *   xfrm_hooks.c   xfrm_type_offload callbacks: per-segment encryption,
  *                  input tail, async completion accounting
  *   rx_steer.c     in-order hand-off of each SA's packets on one CPU
@@ -28,7 +29,8 @@ enum eso_counter {
 	ESO_TX_ASYNC_NOQUEUE,	/* ... on a device without a qdisc (broken) */
 	ESO_TX_ERRORS,		/* encryptions that failed; skb dropped */
 	ESO_RX_GRO_PACKETS,	/* ESP packets taken at GRO, handed to xfrm */
-	ESO_RX_DECRYPTED,	/* ESP packets whose input tail we ran */
+	ESO_RX_DECRYPTED,	/* our SAs' packets xfrm decrypted and verified */
+	ESO_RX_CSUM_BY_ICV,	/* inner checksums vouched for by the ICV */
 	ESO_RX_DROP_TRUNCATED,	/* shorter than ESP header + IV + ICV */
 	ESO_RX_DROP_NO_STATE,	/* no SA for this SPI: left to the stack */
 	ESO_RX_DROP_SECPATH,	/* secpath allocation or depth */
@@ -59,6 +61,8 @@ struct sk_buff *eso_gso_segment6(struct sk_buff *skb,
 /* esp_gro.c */
 struct sk_buff *eso_gro_receive4(struct list_head *head, struct sk_buff *skb);
 struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb);
+int eso_rx_csum_init(void);
+void eso_rx_csum_exit(void);
 
 /* rx_steer.c */
 int eso_rx_steer_init(void);

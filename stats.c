@@ -32,6 +32,7 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_TX_ERRORS]		= "tx_errors",
 	[ESO_RX_GRO_PACKETS]	= "rx_gro_packets",
 	[ESO_RX_DECRYPTED]	= "rx_decrypted",
+	[ESO_RX_CSUM_BY_ICV]	= "rx_csum_by_icv",
 	[ESO_RX_DROP_TRUNCATED]	= "rx_drop_truncated",
 	[ESO_RX_DROP_NO_STATE]	= "rx_drop_no_state",
 	[ESO_RX_DROP_SECPATH]	= "rx_drop_secpath",

@@ -187,7 +187,8 @@ static int eso_xmit6(struct xfrm_state *x, struct sk_buff *skb,
 
 /*
  * Called by xfrm_input() instead of type->input when the packet arrives
- * with CRYPTO_DONE already set (decrypted before xfrm saw it).
+ * with CRYPTO_DONE already set (decrypted before xfrm saw it). Nothing in
+ * this module sets it: xfrm decrypts our SAs' packets through type->input.
  */
 static int eso_input_tail(struct xfrm_state *x, struct sk_buff *skb,
 			  bool ipv6)
@@ -198,7 +199,6 @@ static int eso_input_tail(struct xfrm_state *x, struct sk_buff *skb,
 				crypto_aead_ivsize(aead)))
 		return -EINVAL;
 
-	eso_count(xs_net(x), ESO_RX_DECRYPTED);
 	return ipv6 ? esp6_input_done2(skb, 0) : esp_input_done2(skb, 0);
 }
 

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # 10-traffic: for every algorithm x mode x family, move 4 MiB a -> b over TCP through ESP
 # and compare sha256 end to end; check that the SAs carried it (xfrm byte counters) and,
-# with the module, that its fast path did: tx_segments grew in a, rx_gro_packets in b.
+# with the module, that its fast path did: tx_segments grew in a, rx_gro_packets and
+# rx_decrypted in b; and that b trusted the inner checksums on the strength of the ICV
+# (rx_csum_by_icv) exactly when the SA has one (not for esp-null without auth).
 MB=${TRAFFIC_MB:-4}
 if ! ns_setup tso-off-both; then
 	t_fail "traffic: netns setup" "ns_setup failed"
@@ -17,6 +19,7 @@ for fam in $FAMILIES; do
 		continue
 	fi
 	tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets)
+	dc0=$(counter b rx_decrypted) cs0=$(counter b rx_csum_by_icv)
 	sa0=0	# xfrm_setup installed fresh SAs
 	why=
 	t0=$(date +%s%N)
@@ -29,11 +32,19 @@ for fam in $FAMILIES; do
 	if [ -z "$why" ]; then t_ok "$name: data"; else t_fail "$name: data" "$why"; fi
 	if [ -n "$ESP_MODULE" ] || have_module; then
 		tx1=$(counter a tx_segments) rx1=$(counter b rx_gro_packets)
+		dc1=$(counter b rx_decrypted) cs1=$(counter b rx_csum_by_icv)
 		t_diag "$name: tx_segments(a) ${tx0:-?} -> ${tx1:-?}, rx_gro_packets(b) ${rx0:-?} -> ${rx1:-?}"
+		t_diag "$name: rx_decrypted(b) ${dc0:-?} -> ${dc1:-?}, rx_csum_by_icv(b) ${cs0:-?} -> ${cs1:-?}"
 		why=
 		[ -n "$tx1" ] && [ -n "$tx0" ] && [ "$tx1" -gt "$tx0" ] || why="tx_segments in a did not grow (${tx0:-missing} -> ${tx1:-missing})"
 		[ -n "$rx1" ] && [ -n "$rx0" ] && [ "$rx1" -gt "$rx0" ] || why="${why:+$why; }rx_gro_packets in b did not grow (${rx0:-missing} -> ${rx1:-missing})"
+		[ -n "$dc1" ] && [ -n "$dc0" ] && [ "$dc1" -gt "$dc0" ] || why="${why:+$why; }rx_decrypted in b did not grow (${dc0:-missing} -> ${dc1:-missing})"
 		if [ -z "$why" ]; then t_ok "$name: fast path"; else t_fail "$name: fast path" "$why"; fi
+		if [ "$algo" = null ]; then
+			t_expect "$name: no ICV, rx_csum_by_icv stays" "$cs1" -eq "${cs0:-missing}"
+		else
+			t_expect "$name: rx_csum_by_icv grows" "$cs1" -gt "${cs0:-missing}"
+		fi
 	else
 		t_skip "$name: fast path" "no module loaded"
 	fi

@@ -98,4 +98,20 @@ sleep 0.5
 ip netns pids b | xargs -r kill 2>/dev/null
 t_check "null: crafted ESP packet delivered" grep -q plain "$rx"
 t_check "null: ESP packet with trailing padding delivered" grep -q padded "$rx"
+
+# Without an ICV nothing vouches for the inner packet, so the module must leave the
+# checksum check to the stack: a wrong UDP checksum is dropped (UdpInCsumErrors), a
+# right one delivered.
+rx=$T_TMP/null-csum.rx; : > "$rx"
+csum0=$(nsx b nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
+nsx b socat -u UDP4-RECV:5557 - > "$rx" &
+sleep 0.5
+nsx a $INJ null va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB 3 5557 rightsum csum good
+nsx a $INJ null va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB 4 5557 wrongsum csum bad
+sleep 0.5
+ip netns pids b | xargs -r kill 2>/dev/null
+csum1=$(nsx b nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
+t_check "null: right UDP checksum delivered" grep -q rightsum "$rx"
+t_check "null: wrong UDP checksum dropped" eval '! grep -q wrongsum "$rx"'
+t_expect "null: wrong UDP checksum counted (UdpInCsumErrors)" "$csum1" -gt "${csum0:-missing}"
 xfrm_flush

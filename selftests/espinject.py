@@ -17,9 +17,11 @@
       send N copies of frame INDEX, each with sequence number SEQ+i and
       0..1400 random bytes after the sequence number
   espinject.py null DEV SRCMAC DSTMAC SRC DST SPI SEQ DPORT TEXT [trailer N]
+                    [csum good|bad]
       build a valid ESP-null (no auth) transport packet carrying one UDP
       datagram TEXT to DPORT, optionally with N garbage bytes after the IP
-      packet (as Ethernet padding would be), and send it out of DEV.
+      packet (as Ethernet padding would be), and send it out of DEV. The
+      UDP checksum is 0 (none) unless csum asks for a right or wrong one.
 """
 import os
 import select
@@ -130,9 +132,23 @@ def send(dev, frame):
     s.send(frame)
 
 
-def null_packet(srcmac, dstmac, src, dst, spi, seq, dport, text, trailer):
+def udp_csum(src, dst, udp):
+    """The UDP checksum of udp (checksum field zero) from src to dst."""
+    pseudo = socket.inet_aton(src) + socket.inet_aton(dst) + \
+        struct.pack('!BBH', 0, 17, len(udp))
+    data = pseudo + udp + (b'\0' if len(udp) % 2 else b'')
+    return ip_csum(data) or 0xffff
+
+
+def null_packet(srcmac, dstmac, src, dst, spi, seq, dport, text, trailer,
+                csum=None):
     payload = text.encode()
     udp = struct.pack('!HHHH', 40000, dport, 8 + len(payload), 0) + payload
+    if csum:
+        good = udp_csum(src, dst, udp)
+        # 'bad': present (non-zero) and wrong by one
+        value = good if csum == 'good' else good % 0xfffe + 1
+        udp = udp[:6] + struct.pack('!H', value) + udp[8:]
     padlen = (-(len(udp) + 2)) % 4
     pad = bytes(range(1, padlen + 1))
     esp = struct.pack('!II', spi, seq) + udp + pad + bytes([padlen, 17])
@@ -166,10 +182,18 @@ def main(argv):
             send(argv[2], mangle(f, 'garbage', str(n)))
         return 0
     if argv[1] == 'null':
-        trailer = int(argv[12]) if len(argv) > 12 and argv[11] == 'trailer' else 0
+        trailer, csum, opts = 0, None, argv[11:]
+        while opts:
+            opt = opts.pop(0)
+            if opt == 'trailer':
+                trailer = int(opts.pop(0))
+            elif opt == 'csum' and opts and opts[0] in ('good', 'bad'):
+                csum = opts.pop(0)
+            else:
+                raise SystemExit(__doc__)
         send(argv[2], null_packet(argv[3], argv[4], argv[5], argv[6],
                                   int(argv[7], 0), int(argv[8], 0),
-                                  int(argv[9]), argv[10], trailer))
+                                  int(argv[9]), argv[10], trailer, csum))
         return 0
     raise SystemExit(__doc__)
 
