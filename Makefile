@@ -7,6 +7,7 @@
 #   make check           install what is missing, build for 6.1 and 6.12, run every
 #                        selftest inside a VM per kernel; ends "N passed, N failed"
 #   make demo            boot a VM, set up SAs, print the iperf3 throughput table
+#   make demo-swan       the same with SAs negotiated by strongSwan (IKEv2)
 #   make bench           the full benchmark (bench/results.json, bench/results.png)
 #   make dkms-install    build and install with DKMS for every installed kernel
 
@@ -32,6 +33,10 @@ check:
 demo:
 	scripts/demo.sh
 
+# the demo with SAs negotiated by strongSwan (IKEv2) instead of ip xfrm
+demo-swan:
+	scripts/demo.sh --swan
+
 bench:
 	scripts/bench.sh
 
@@ -46,4 +51,4 @@ dkms-install:
 dkms-remove:
 	scripts/dkms-install.sh --remove
 
-.PHONY: modules clean lint deps check check-dkms demo bench dkms-install dkms-remove
+.PHONY: modules clean lint deps check check-dkms demo demo-swan bench dkms-install dkms-remove

@@ -11,11 +11,16 @@
 #      VMRUN   VM runner (default scripts/vmrun)
 # Raw data (iperf3 JSON, guest log) goes to bench/out/demo-<date>-<kver>/.
 # scripts/demo.sh --analyze DIR   print the table again from a run's raw data (no VM)
+# scripts/demo.sh --swan          `make demo-swan`: the same, but the SAs are negotiated
+#   by two strongSwan charons (IKEv2, PSK; bench/guest-swan.sh): aes128gcm16 and
+#   chacha20poly1305 transport-mode child SAs, stock kernel vs module.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ANALYZE=
+ANALYZE= SWAN=
 if [ "${1:-}" = --analyze ]; then
 	ANALYZE=$(readlink -f "${2:?usage: $0 --analyze DIR}")
+elif [ "${1:-}" = --swan ]; then
+	SWAN=1
 fi
 cd "$ROOT" || exit 1
 T=${DEMO_T:-5}
@@ -43,7 +48,8 @@ else
 # ---- dependencies
 deps_missing() {
 	local c kv
-	for c in qemu-system-x86_64 busybox iperf3 ethtool ip python3 cpio modprobe make gcc; do
+	for c in qemu-system-x86_64 busybox iperf3 ethtool ip python3 cpio modprobe make gcc \
+		 ${SWAN:+swanctl jq}; do
 		command -v $c >/dev/null 2>&1 || { echo "$c"; return 0; }
 	done
 	kv=$(pick_kv "${KV:-}")
@@ -60,7 +66,7 @@ if m=$(deps_missing); then
 		export DEBIAN_FRONTEND=noninteractive
 		apt-get update -qq >&2
 		apt-get install -y -qq qemu-system-x86 busybox-static iperf3 ethtool iproute2 kmod \
-			python3 cpio xz-utils make gcc >&2
+			python3 cpio xz-utils make gcc ${SWAN:+strongswan-charon strongswan-swanctl jq} >&2
 		if [ -z "$(pick_kv "${KV:-}")" ] || [ ! -d "/lib/modules/$(pick_kv "${KV:-}")/build" ]; then
 			case ${KV:-6.1} in
 			6.12*) apt-get install -y -qq -t bookworm-backports linux-image-amd64 linux-headers-amd64 >&2 ;;
@@ -73,7 +79,7 @@ fi
 KV=$(pick_kv "${KV:-}")
 [ -n "$KV" ] || { say "no kernel found under /lib/modules"; exit 1; }
 [ -x "$VMRUN" ] || { say "no VM runner at $VMRUN"; exit 1; }
-OUT=$ROOT/bench/out/demo-$(date +%Y%m%d-%H%M%S)-$KV
+OUT=$ROOT/bench/out/demo${SWAN:+-swan}-$(date +%Y%m%d-%H%M%S)-$KV
 mkdir -p "$OUT"
 
 # ---- build
@@ -92,6 +98,56 @@ elif [ "$(modinfo -F vermagic "$MODULE" 2>/dev/null | awk '{print $1}')" != "$KV
 	MODNOTE="$MODULE was not built for $KV"; MODULE=
 fi
 [ -n "$MODNOTE" ] && say "WARNING: module $MODNOTE; showing the stock kernel only"
+
+if [ -n "$SWAN" ]; then
+	printf 'T=%s\nREPS=%s\nMODULE="%s"\n' "$T" "$REPS" "$MODULE" > "$OUT/config.sh"
+	say "booting a 2-vCPU VM ($KV, emulated): strongSwan IKEv2, 4 iperf3 runs of ${T}s x $REPS"
+	START=$(date +%s)
+	KV=$KV SMP=2 TIMEOUT=$((300 + 4 * REPS * (T + 60))) VMRUN_QUIET=1 \
+		"$VMRUN" "$ROOT/bench/guest-swan.sh" "$OUT" > "$OUT/vmrun.log" 2>&1 &
+	VPID=$!
+	tail -n +1 -F --pid=$VPID "$OUT/guest.log" 2>/dev/null | sed -u 's/^/  vm /' >&2 &
+	TPID=$!
+	wait $VPID
+	VRC=$?
+	sleep 1; kill $TPID 2>/dev/null; wait $TPID 2>/dev/null
+	[ -s "$OUT/swan.tsv" ] || { say "no results (VM status $VRC); see $OUT"; exit 1; }
+	python3 - "$OUT" "$KV" "$T" "$REPS" "$(( $(date +%s) - START ))" <<'PYEOF'
+import statistics, sys
+out, kv, T, reps, secs = sys.argv[1:6]
+res = {}
+for line in open(out + "/swan.tsv"):
+    phase, alg, rep, bps, retr, dtx, drx, spi = line.rstrip("\n").split("\t")
+    e = res.setdefault((alg, phase), {"mbps": [], "retr": 0, "fast": 0, "spis": []})
+    e["mbps"].append(int(bps) / 1e6)
+    e["retr"] += int(retr)
+    e["fast"] += int(dtx) > 0 and int(drx) > 0
+    e["spis"].append(spi)
+print()
+print("esp_swoffload demo, strongSwan: kernel %s, 2-vCPU emulated VM, IPv4, one TCP stream,"
+      " iperf3 -t %s%s" % (kv, T, "" if reps == "1" else ", median of %s" % reps))
+print("two charon instances (IKEv2, PSK) negotiate an ESP transport-mode child SA per row;")
+print("fast path = runs in which the module's tx_segments and rx_gro_packets both grew")
+print()
+print("  %-20s %15s %19s %14s %8s %10s" % ("", "stock kernel", "with esp_swoffload",
+                                           "module/stock", "retr", "fast path"))
+ok = True
+for alg, lab in (("gcm", "aes128gcm16"), ("chacha", "chacha20poly1305")):
+    s, m = res.get((alg, "stock")), res.get((alg, "module"))
+    sv = statistics.median(s["mbps"]) if s else None
+    mv = statistics.median(m["mbps"]) if m else None
+    fs = lambda v: "%8.1f Mbit/s" % v if v is not None else "n/a"
+    print("  %-20s %15s %19s %14s %8s %10s" % (
+        lab, fs(sv), fs(mv), "%.2fx" % (mv / sv) if sv and mv else "-",
+        "%s/%s" % (s["retr"] if s else "-", m["retr"] if m else "-"),
+        "%d/%d" % (m["fast"], len(m["mbps"])) if m else "-"))
+    ok = ok and bool(m) and m["fast"] == len(m["mbps"])
+print("  (retr = TCP retransmits, stock/module; each run negotiated its own SA)")
+print("  (VM run %s s; raw data in %s)" % (secs, out))
+sys.exit(0 if ok else 1)
+PYEOF
+	exit $?
+fi
 
 # ---- one VM: stock first, then with the module
 cat >"$OUT/config.sh" <<EOF
