@@ -3,7 +3,10 @@
  * TX: the ESP header is built once on a GSO super-packet (encap), and the
  * super-packet is segmented as late as possible, at the device
  * (gso_segment). Each segment leaves here with its own ESP header and its
- * own sequence number; xfrm_hooks.c then pads and encrypts it.
+ * own sequence number; xfrm_hooks.c then pads and encrypts it, one segment
+ * at a time from validate_xmit_xfrm(), or, when the SA's AEAD is this
+ * module's ChaCha20-Poly1305, all segments here in one batch
+ * (eso_encrypt_segments()).
  *
  * Sequence numbers: xfrm_output() reserved gso_segs numbers for the
  * super-packet (xfrm_replay_overflow_offload*()), starting at
@@ -213,6 +216,8 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 		goto bad;
 	}
 	eso_count(net, ESO_TX_GSO_SKBS);
+	if (eso_can_batch(x))
+		return eso_encrypt_segments(x, segs, esp_off, ipv6);
 	return segs;
 
 bad:

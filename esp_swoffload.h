@@ -8,7 +8,8 @@
  *   esp_gro.c      RX: ESP taken at GRO time, handed to xfrm; inner
  *                  checksums trusted once the ICV verified
  *   xfrm_hooks.c   xfrm_type_offload callbacks: per-segment encryption,
- *                  input tail, async completion accounting
+ *                  input tail, async completion accounting; batch
+ *                  encryption of a GSO packet for our ChaCha20-Poly1305
  *   rx_steer.c     in-order hand-off of each SA's packets on one CPU
  *   stats.c        per-netns counters in /proc/net/esp_swoffload
  */
@@ -25,6 +26,7 @@
 enum eso_counter {
 	ESO_TX_GSO_SKBS,	/* GSO super-packets segmented by us */
 	ESO_TX_SEGMENTS,	/* ESP packets encrypted by us */
+	ESO_TX_BATCHED,		/* ...of which in one batch per GSO packet */
 	ESO_TX_ASYNC,		/* encryptions completed asynchronously */
 	ESO_TX_ASYNC_NOQUEUE,	/* ... on a device without a qdisc (broken) */
 	ESO_TX_ERRORS,		/* encryptions that failed; skb dropped */
@@ -70,6 +72,10 @@ void eso_rx_steer_exit(void);
 void eso_rx_steer(struct sk_buff *skb, __be32 spi);
 
 /* xfrm_hooks.c */
+bool eso_can_batch(struct xfrm_state *x);
+struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
+				     struct sk_buff *segs,
+				     unsigned int esp_off, bool ipv6);
 extern const struct xfrm_type_offload eso_type_offload4;
 extern const struct xfrm_type_offload eso_type_offload6;
 

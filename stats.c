@@ -27,6 +27,7 @@ static unsigned int eso_net_id __read_mostly;
 static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_TX_GSO_SKBS]	= "tx_gso_skbs",
 	[ESO_TX_SEGMENTS]	= "tx_segments",
+	[ESO_TX_BATCHED]	= "tx_batched",
 	[ESO_TX_ASYNC]		= "tx_async",
 	[ESO_TX_ASYNC_NOQUEUE]	= "tx_async_noqueue",
 	[ESO_TX_ERRORS]		= "tx_errors",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The xfrm_type_offload callbacks: encap (esp_gso.c), xmit and input_tail.
+ * The xfrm_type_offload callbacks: encap (esp_gso.c), xmit and input_tail;
+ * and the batch encryption of a whole GSO packet (eso_encrypt_segments()).
  *
  * xmit runs once per segment from validate_xmit_xfrm(), after segmentation:
  * it adds padding, next header and TFC padding, fills in the
@@ -17,6 +18,8 @@
  */
 
 #include <crypto/aead.h>
+#include <crypto/internal/geniv.h>
+#include <linux/module.h>
 #include <linux/skbuff.h>
 #include <net/esp.h>
 #include <net/ip.h>
@@ -24,6 +27,7 @@
 #include <net/sch_generic.h>
 #include <net/xfrm.h>
 
+#include "chacha_simd.h"
 #include "esp_swoffload.h"
 
 /* TFC padding as esp4/esp6 do it, which stock esp4_offload skips. */
@@ -107,45 +111,65 @@ static void eso_async_on_noqueue(struct net *net, const struct net_device *dev)
 		     dev->name, dev->name);
 }
 
-static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
+/*
+ * Everything before the encryption of one segment (skb->data at the
+ * payload, the ESP header in front of it): padding, next header, TFC
+ * padding and the room for the ICV, by esp4/esp6's esp_output_head().
+ * Returns the segment's sequence number's low half, or a negative error.
+ */
+static s64 eso_output_prepare(struct xfrm_state *x, struct sk_buff *skb,
+			      bool ipv6, struct esp_info *esp)
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
-	struct net *net = xs_net(x);
 	struct crypto_aead *aead = x->data;
-	struct esp_info esp = { .inplace = true };
-	struct net_device *dev;
 	unsigned int blksize;
+
+	esp->inplace = true;
+	esp->proto = xo->proto;
+	esp->tfclen = eso_tfc_len(x, skb);
+	blksize = ALIGN(crypto_aead_blocksize(aead), 4);
+	esp->clen = ALIGN(skb->len + 2 + esp->tfclen, blksize);
+	esp->plen = esp->clen - skb->len - esp->tfclen;
+	esp->tailen = esp->tfclen + esp->plen + crypto_aead_authsize(aead);
+	esp->esph = ip_esp_hdr(skb);
+
+	esp->nfrags = ipv6 ? esp6_output_head(x, skb, esp) :
+			     esp_output_head(x, skb, esp);
+	if (esp->nfrags < 0)
+		return esp->nfrags;
+	return ntohl(esp->esph->seq_no);
+}
+
+/*
+ * Encrypt one prepared segment through the SA's AEAD with esp4/esp6's
+ * esp_output_tail(); on return (0) the segment is a finished ESP packet.
+ * From validate_xmit_xfrm() (@in_gso false) the network header is the
+ * outer one, whose length is set here, and skb->data is left there.
+ * During segmentation (@in_gso) the network header is still the inner
+ * one in tunnel mode, and the outer header's own GSO handler sets the
+ * outer length afterwards; skb->data is left at the mac header.
+ */
+static int eso_output_finish(struct xfrm_state *x, struct sk_buff *skb,
+			     bool ipv6, struct esp_info *esp, u32 low,
+			     bool in_gso)
+{
+	struct net *net = xs_net(x);
+	struct net_device *dev;
 	bool has_queue;
-	u32 low, hi;
+	u32 hi;
 	int err;
 
-	if (unlikely(!xo))
-		return -EINVAL;
-
-	/* skb->data is the payload to encrypt; the ESP header precedes it. */
-	esp.proto = xo->proto;
-	esp.tfclen = eso_tfc_len(x, skb);
-	blksize = ALIGN(crypto_aead_blocksize(aead), 4);
-	esp.clen = ALIGN(skb->len + 2 + esp.tfclen, blksize);
-	esp.plen = esp.clen - skb->len - esp.tfclen;
-	esp.tailen = esp.tfclen + esp.plen + crypto_aead_authsize(aead);
-	esp.esph = ip_esp_hdr(skb);
-
-	esp.nfrags = ipv6 ? esp6_output_head(x, skb, &esp) :
-			    esp_output_head(x, skb, &esp);
-	if (esp.nfrags < 0) {
-		err = esp.nfrags;
-		goto err;
-	}
-
-	low = ntohl(esp.esph->seq_no);
 	err = eso_seq_hi(skb, low, &hi);
 	if (err)
-		goto err;
-	esp.seqno = cpu_to_be64(((u64)hi << 32) | low);
+		return err;
+	esp->seqno = cpu_to_be64(((u64)hi << 32) | low);
 
-	skb_push(skb, -skb_network_offset(skb));
-	eso_fix_outer_len(skb, ipv6);
+	if (in_gso) {
+		skb_push(skb, skb->data - skb_mac_header(skb));
+	} else {
+		skb_push(skb, -skb_network_offset(skb));
+		eso_fix_outer_len(skb, ipv6);
+	}
 
 	/*
 	 * Once the AEAD returns -EINPROGRESS its completion may already have
@@ -153,8 +177,8 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 	 */
 	dev = skb->dev;
 	has_queue = eso_dev_has_queue(skb);
-	err = ipv6 ? esp6_output_tail(x, skb, &esp) :
-		     esp_output_tail(x, skb, &esp);
+	err = ipv6 ? esp6_output_tail(x, skb, esp) :
+		     esp_output_tail(x, skb, esp);
 	if (err == -EINPROGRESS) {
 		eso_count(net, ESO_TX_ASYNC);
 		if (!has_queue)
@@ -162,15 +186,272 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 		return err;
 	}
 	if (err)
-		goto err;
+		return err;
 
 	secpath_reset(skb);
 	eso_count(net, ESO_TX_SEGMENTS);
 	return 0;
+}
 
-err:
-	eso_count(net, ESO_TX_ERRORS);
+static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
+{
+	struct esp_info esp;
+	s64 low;
+	int err;
+
+	if (unlikely(!xfrm_offload(skb)))
+		return -EINVAL;
+
+	low = eso_output_prepare(x, skb, ipv6, &esp);
+	err = low < 0 ? low : eso_output_finish(x, skb, ipv6, &esp, low, false);
+	if (err && err != -EINPROGRESS)
+		eso_count(xs_net(x), ESO_TX_ERRORS);
 	return err;
+}
+
+/*
+ * Batch encryption. esp4/esp6 give an rfc7539esp SA the transform
+ * "seqiv(rfc7539esp(chacha20,poly1305))": an IV-generating wrapper whose
+ * context (struct aead_geniv_ctx) holds the real AEAD and a salt. When
+ * that real AEAD is this module's, eso_gso_segment() has every segment of
+ * a super-packet encrypted here, at segmentation, in one
+ * esp_chacha_batch() call: one FPU section and one allocation for the
+ * whole batch instead of one of each per 1.4 KB segment. The segments
+ * then leave with their sec_path dropped, and validate_xmit_xfrm() passes
+ * them through. seqiv's part is done here as seqiv does it: the IV is
+ * the 64-bit sequence number XOR the salt, written after the ESP header
+ * and given to the AEAD as the tail of the associated data, which
+ * rfc7539esp does not authenticate.
+ */
+static struct crypto_aead *eso_batch_aead(struct xfrm_state *x)
+{
+	struct crypto_aead *aead = x->data;
+	struct aead_geniv_ctx *ctx;
+
+	if (strcmp(crypto_tfm_alg_driver_name(crypto_aead_tfm(aead)),
+		   "seqiv(" ESP_CHACHA_DRIVER ")"))
+		return NULL;
+	ctx = crypto_aead_ctx(aead);
+	return esp_chacha_is_ours(ctx->child) ? ctx->child : NULL;
+}
+
+static bool tx_batch = true;
+module_param(tx_batch, bool, 0644);
+MODULE_PARM_DESC(tx_batch,
+		 "Encrypt all segments of a GSO packet in one call where the AEAD allows (default: Y)");
+
+bool eso_can_batch(struct xfrm_state *x)
+{
+	return READ_ONCE(tx_batch) && eso_batch_aead(x);
+}
+
+#define ESO_IVLEN 8	/* rfc7539esp */
+
+struct eso_batch_seg {
+	struct sk_buff *skb;
+	struct esp_info esp;
+	struct aead_request *req;	/* NULL: not (or no longer) batched */
+	unsigned int data_off;		/* skb->data - mac header on entry */
+	u32 low;
+	int err;
+};
+
+/* One segment's request, IV, associated data and scatterlist, in @mem. */
+struct eso_batch_req {
+	u8 iv[ESO_IVLEN];
+	__be32 ad[5];		/* spi, [seq hi,] seq, IV (2 words) */
+	struct scatterlist sg[];
+	/* the aead_request follows the scatterlist */
+};
+
+static size_t eso_batch_req_size(struct crypto_aead *child, int nfrags)
+{
+	return ALIGN(struct_size((struct eso_batch_req *)NULL, sg, nfrags + 1),
+		     __alignof__(struct aead_request)) +
+	       sizeof(struct aead_request) + crypto_aead_reqsize(child);
+}
+
+/* Put skb->data back where the segmentation left it. */
+static void eso_batch_restore_data(struct eso_batch_seg *bs)
+{
+	struct sk_buff *skb = bs->skb;
+	unsigned char *want = skb_mac_header(skb) + bs->data_off;
+
+	if (skb->data > want)
+		__skb_push(skb, skb->data - want);
+	else
+		__skb_pull(skb, want - skb->data);
+}
+
+/* Set up @bs's request in @mem; the segment is prepared (padded). */
+static int eso_batch_setup(struct xfrm_state *x, struct crypto_aead *child,
+			   struct eso_batch_seg *bs, void *mem)
+{
+	struct aead_geniv_ctx *ctx = crypto_aead_ctx(x->data);
+	struct xfrm_offload *xo = xfrm_offload(bs->skb);
+	bool esn = x->props.flags & XFRM_STATE_ESN;
+	struct eso_batch_req *br = mem;
+	struct ip_esp_hdr *esph;
+	unsigned int adlen, i;
+	u32 hi = 0;
+	__be64 seq;
+	int nsg;
+
+	if (esn)
+		hi = xo->seq.hi + (bs->low < xo->seq.low);
+	seq = cpu_to_be64(((u64)hi << 32) | bs->low);
+	memcpy(br->iv, &seq, ESO_IVLEN);
+	crypto_xor(br->iv, ctx->salt, ESO_IVLEN);
+
+	esph = (struct ip_esp_hdr *)skb_transport_header(bs->skb);
+	memcpy(esph + 1, br->iv, ESO_IVLEN);
+
+	i = 0;
+	br->ad[i++] = esph->spi;
+	if (esn)
+		br->ad[i++] = htonl(hi);
+	br->ad[i++] = esph->seq_no;
+	memcpy(&br->ad[i], br->iv, ESO_IVLEN);
+	adlen = (i + 2) * sizeof(__be32);
+
+	sg_init_table(br->sg, bs->esp.nfrags + 1);
+	sg_set_buf(br->sg, br->ad, adlen);
+	nsg = skb_to_sgvec(bs->skb, br->sg + 1, 0, bs->skb->len);
+	if (unlikely(nsg < 0))
+		return nsg;
+
+	bs->req = (void *)PTR_ALIGN((u8 *)(br->sg + bs->esp.nfrags + 1),
+				    __alignof__(struct aead_request));
+	aead_request_set_tfm(bs->req, child);
+	aead_request_set_callback(bs->req, 0, NULL, NULL);
+	aead_request_set_crypt(bs->req, br->sg, br->sg, bs->esp.clen, br->iv);
+	aead_request_set_ad(bs->req, adlen);
+	return 0;
+}
+
+/*
+ * Prepare @bs (padding, trailer, ICV room). A segment that cannot be
+ * encrypted in place is encrypted on its own right away, as eso_xmit()
+ * would. Returns 0 if the segment is to join the batch.
+ */
+static int eso_batch_prepare(struct xfrm_state *x, struct eso_batch_seg *bs,
+			     unsigned int esp_off, bool ipv6)
+{
+	struct sk_buff *skb = bs->skb;
+	unsigned char *esph = skb_mac_header(skb) + esp_off;
+	bool linear;
+	s64 low;
+
+	/* what xfrm_outer_mode_prep() does before type_offload->xmit() */
+	bs->data_off = skb->data - skb_mac_header(skb);
+	skb_set_transport_header(skb, esph - skb->data);
+	__skb_pull(skb, esph + sizeof(struct ip_esp_hdr) + ESO_IVLEN -
+			skb->data);
+
+	linear = !skb_is_nonlinear(skb);
+	low = eso_output_prepare(x, skb, ipv6, &bs->esp);
+	if (low < 0)
+		return low;
+	bs->low = low;
+	/*
+	 * Without tailroom for the trailer, esp_output_head() appends it as a
+	 * page fragment of the SA's own and asks for out-of-place encryption,
+	 * because other fragments may be pages the skb does not own. A
+	 * segment that was linear (the rule here: segmentation copies) has
+	 * no other fragment, so in place is safe.
+	 */
+	if (bs->esp.inplace || linear)
+		return 0;
+
+	low = eso_output_finish(x, skb, ipv6, &bs->esp, bs->low, true);
+	return low ? low : 1;
+}
+
+/*
+ * Encrypt the segments @segs of one super-packet of @x. Returns the list
+ * of the ones that are now finished ESP packets; failed ones are freed
+ * and counted.
+ */
+struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
+				     struct sk_buff *segs,
+				     unsigned int esp_off, bool ipv6)
+{
+	struct crypto_aead *child = eso_batch_aead(x);
+	struct aead_request **reqs = NULL;
+	struct net *net = xs_net(x);
+	struct eso_batch_seg *bs;
+	struct sk_buff *skb, *next, *head = NULL, **tail = &head;
+	unsigned int n = 0, i, nreq = 0;
+	size_t memsize = 0;
+	u8 *mem = NULL, *p;
+	int *errs;
+
+	skb_list_walk_safe(segs, skb, next)
+		n++;
+	bs = kcalloc(n, sizeof(*bs) + sizeof(*reqs) + sizeof(*errs),
+		     GFP_ATOMIC);
+	if (!bs) {
+		kfree_skb_list(segs);
+		eso_count_add(net, ESO_TX_ERRORS, n);
+		return ERR_PTR(-ENOMEM);
+	}
+	reqs = (struct aead_request **)(bs + n);
+	errs = (int *)(reqs + n);
+
+	i = 0;
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		bs[i].skb = skb;
+		bs[i].err = eso_batch_prepare(x, &bs[i], esp_off, ipv6);
+		if (!bs[i].err)
+			memsize += eso_batch_req_size(child, bs[i].esp.nfrags);
+		i++;
+	}
+
+	if (memsize)
+		mem = kmalloc(memsize, GFP_ATOMIC);
+	for (i = 0, p = mem; i < n; i++) {
+		if (bs[i].err)
+			continue;
+		if (!p) {
+			bs[i].err = -ENOMEM;
+			continue;
+		}
+		bs[i].err = eso_batch_setup(x, child, &bs[i], p);
+		if (!bs[i].err)
+			reqs[nreq++] = bs[i].req;
+		p += eso_batch_req_size(child, bs[i].esp.nfrags);
+	}
+
+	if (nreq)
+		esp_chacha_batch(child, reqs, nreq, true, errs);
+
+	for (i = 0, nreq = 0; i < n; i++) {
+		skb = bs[i].skb;
+		if (bs[i].req) {
+			bs[i].err = errs[nreq++];
+			if (!bs[i].err) {
+				/* the outer length: see eso_output_finish() */
+				secpath_reset(skb);
+				eso_count(net, ESO_TX_SEGMENTS);
+				eso_count(net, ESO_TX_BATCHED);
+			}
+		}
+		if (bs[i].err == -EINPROGRESS)
+			continue;	/* an async AEAD after all: it owns skb */
+		if (bs[i].err && bs[i].err != 1) {
+			eso_count(net, ESO_TX_ERRORS);
+			kfree_skb(skb);
+			continue;
+		}
+		eso_batch_restore_data(&bs[i]);
+		*tail = skb;
+		tail = &skb->next;
+	}
+
+	kfree_sensitive(mem);
+	kfree(bs);
+	return head ? head : ERR_PTR(-EINVAL);
 }
 
 static int eso_xmit4(struct xfrm_state *x, struct sk_buff *skb,

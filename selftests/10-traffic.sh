@@ -3,8 +3,10 @@
 # and compare sha256 end to end; check that the SAs carried it (xfrm byte counters) and,
 # with the module, that its fast path did: tx_segments grew in a, rx_gro_packets and
 # rx_decrypted in b; and that b trusted the inner checksums on the strength of the ICV
-# (rx_csum_by_icv) exactly when the SA has one (not for esp-null without auth).
+# (rx_csum_by_icv) exactly when the SA has one (not for esp-null without auth); and that
+# ChaCha20-Poly1305 (the module's own AEAD) was encrypted in batches (tx_batched).
 MB=${TRAFFIC_MB:-4}
+retrans() { nsx "$1" nstat -az TcpRetransSegs | awk '/TcpRetransSegs/ {print $2}'; }
 if ! ns_setup tso-off-both; then
 	t_fail "traffic: netns setup" "ns_setup failed"
 	return 0
@@ -19,7 +21,8 @@ for fam in $FAMILIES; do
 		continue
 	fi
 	tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets)
-	dc0=$(counter b rx_decrypted) cs0=$(counter b rx_csum_by_icv)
+	dc0=$(counter b rx_decrypted) cs0=$(counter b rx_csum_by_icv) bt0=$(counter a tx_batched)
+	xe0=$(xfrm_errors_total b) rt0=$(retrans a)
 	sa0=0	# xfrm_setup installed fresh SAs
 	why=
 	t0=$(date +%s%N)
@@ -32,7 +35,7 @@ for fam in $FAMILIES; do
 	if [ -z "$why" ]; then t_ok "$name: data"; else t_fail "$name: data" "$why"; fi
 	if [ -n "$ESP_MODULE" ] || have_module; then
 		tx1=$(counter a tx_segments) rx1=$(counter b rx_gro_packets)
-		dc1=$(counter b rx_decrypted) cs1=$(counter b rx_csum_by_icv)
+		dc1=$(counter b rx_decrypted) cs1=$(counter b rx_csum_by_icv) bt1=$(counter a tx_batched)
 		t_diag "$name: tx_segments(a) ${tx0:-?} -> ${tx1:-?}, rx_gro_packets(b) ${rx0:-?} -> ${rx1:-?}"
 		t_diag "$name: rx_decrypted(b) ${dc0:-?} -> ${dc1:-?}, rx_csum_by_icv(b) ${cs0:-?} -> ${cs1:-?}"
 		why=
@@ -40,6 +43,15 @@ for fam in $FAMILIES; do
 		[ -n "$rx1" ] && [ -n "$rx0" ] && [ "$rx1" -gt "$rx0" ] || why="${why:+$why; }rx_gro_packets in b did not grow (${rx0:-missing} -> ${rx1:-missing})"
 		[ -n "$dc1" ] && [ -n "$dc0" ] && [ "$dc1" -gt "$dc0" ] || why="${why:+$why; }rx_decrypted in b did not grow (${dc0:-missing} -> ${dc1:-missing})"
 		if [ -z "$why" ]; then t_ok "$name: fast path"; else t_fail "$name: fast path" "$why"; fi
+		# a lossless veth: any retransmit or xfrm error means a packet went bad on the way
+		t_expect "$name: no xfrm errors at the receiver" "$(xfrm_errors_total b)" -eq "$xe0"
+		t_expect "$name: no TCP retransmits" "$(retrans a)" -eq "${rt0:-missing}"
+		# the module's own ChaCha20-Poly1305 is encrypted a GSO packet at a time
+		if [ "$algo" = chacha ]; then
+			t_expect "$name: segments encrypted in batches (tx_batched +$((${bt1:-0} - ${bt0:-0})))" "$bt1" -gt "${bt0:-missing}"
+		else
+			t_expect "$name: no batch for this AEAD (tx_batched +$((${bt1:-0} - ${bt0:-0})))" "$bt1" -eq "${bt0:-missing}"
+		fi
 		if [ "$algo" = null ]; then
 			t_expect "$name: no ICV, rx_csum_by_icv stays" "$cs1" -eq "${cs0:-missing}"
 		else

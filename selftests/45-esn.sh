@@ -32,4 +32,7 @@ esn_wrap_case() {
 esn_wrap_case gcm128 4 transport
 esn_wrap_case gcm128 6 tunnel
 esn_wrap_case cbc-sha256 4 transport
+# ChaCha20-Poly1305 is encrypted in batches per GSO packet (tx_batched), with the
+# associated data (SPI, high half, low half) built by the module itself
+esn_wrap_case chacha 4 transport
 xfrm_flush
