@@ -4,9 +4,21 @@
 # priority, so SAs created afterwards use it: over AES-GCM and over this
 # module's own ChaCha20-Poly1305. (cryptd refuses to wrap an algorithm that
 # is already asynchronous, as the AES-NI GCM is, and a cryptd over a
-# synchronous generic one ranks below AES-NI, so no SA would pick it.) The module must then see -EINPROGRESS (tx_async) and
-# every byte must arrive, intact, with no TCP retransmit and no segment
-# arriving out of order (TcpExtTCPOFOQueue on the receiver).
+# synchronous generic one ranks below AES-NI, so no SA would pick it.) The
+# module must then see -EINPROGRESS (tx_async) and every byte must arrive,
+# intact, with no TCP retransmit and no segment arriving out of order
+# (TcpExtTCPOFOQueue on the receiver).
+#
+# pcrypt completes in bursts: its serial worker hands back every finished
+# request at once, with bottom halves off, and xfrm queues each decrypted
+# packet on the gro_cells of that CPU, which hold at most netdev_max_backlog
+# packets (net/core/gro_cells.c: "if (skb_queue_len(&cell->napi_skbs) >
+# READ_ONCE(netdev_max_backlog)) { drop: dev_core_stats_rx_dropped_inc(dev)").
+# With the default 1000, a burst overflows them and the packets beyond are
+# dropped, counted in the receiving device's rx_dropped, and TCP retransmits
+# them. The stock path queues there too (xfrm_input()). The README
+# (Async crypto) tells users of async AEADs to raise the limit; so does this
+# test, to 10000, and then asserts no loss at all.
 
 CU="python3 $(dirname "${BASH_SOURCE[0]:-$0}")/cryptouser.py"
 modprobe -q crypto_user; modprobe -q pcrypt
@@ -67,20 +79,15 @@ async_case() {
 	t_diag "$tmpl v$fam: a: $(counters a | awk '$2 != 0' | tr '\n' ' ') $(xfrm_errors a | tr '\n' ' ')"
 	t_expect "$tmpl v$fam: encryptions completed asynchronously (tx_async +$((a1 - a0)))" $((a1 - a0)) -gt 1000
 	t_expect "$tmpl v$fam: no xfrm errors at the receiver" "$(xfrm_errors_total b)" -eq 0
+	t_expect "$tmpl v$fam: zero retransmits with async crypto (iperf3 5 s, $((${IPERF_BPS:-0} / 1000000)) Mbit/s)" \
+		"${IPERF_RETR:-x}" -eq 0
+	t_expect "$tmpl v$fam: no segment arrived out of order (TCPOFOQueue +$((o1 - o0)))" \
+		$((o1 - o0)) -eq 0
 	if [ "${IPERF_RETR:-x}$((o1 - o0))" != 00 ]; then
-		# Open: make check on 2026-11-30 saw 46 retransmits and
-		# TCPOFOQueue +26 (6.1, gcm, IPv6, 157 Mbit/s) and 92 and +13
-		# (6.12, chacha, IPv4, 234 Mbit/s); other cases 0 and 0.
-		# Shown as a SKIP with the numbers, not hidden.
-		t_skip "$tmpl v$fam: zero retransmits, nothing out of order" \
-			"KNOWN ISSUE (README, Async crypto): retransmits ${IPERF_RETR:-?}, TCPOFOQueue +$((o1 - o0))" \
-			"drop counters before: $drops0" "drop counters after:  $(async_drops)" \
-			"sender nstat delta: $(async_nstat a)" "receiver nstat delta: $(async_nstat b)"
-	else
-		t_expect "$tmpl v$fam: zero retransmits with async crypto (iperf3 5 s, $((${IPERF_BPS:-0} / 1000000)) Mbit/s)" \
-			"${IPERF_RETR:-x}" -eq 0
-		t_expect "$tmpl v$fam: no segment arrived out of order (TCPOFOQueue +$((o1 - o0)))" \
-			$((o1 - o0)) -eq 0
+		t_diag "$(printf '%s\n' "$tmpl v$fam: drop counters before: $drops0" \
+			"$tmpl v$fam: drop counters after:  $(async_drops)" \
+			"$tmpl v$fam: sender nstat delta: $(async_nstat a)" \
+			"$tmpl v$fam: receiver nstat delta: $(async_nstat b)")"
 	fi
 
 	xfrm_flush
@@ -112,8 +119,11 @@ noqueue_case() {
 if ! have_module; then
 	t_skip "async crypto" "module not loaded"
 else
+	backlog0=$(sysctl -n net.core.netdev_max_backlog)
+	sysctl -qw net.core.netdev_max_backlog=10000
 	async_case pcrypt 4 gcm128
 	async_case pcrypt 4 chacha
 	async_case pcrypt 6 gcm128
+	sysctl -qw net.core.netdev_max_backlog="$backlog0"
 	noqueue_case
 fi

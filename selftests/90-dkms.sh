@@ -110,7 +110,9 @@ ns_cleanup
 # 6. modules-load.d at boot: systemd-modules-load loads it
 sml=$(ls /lib/systemd/systemd-modules-load /usr/lib/systemd/systemd-modules-load 2>/dev/null | head -1)
 unloaded=0
-for i in $(seq 1 120); do
+# the netns and SAs of step 5 go away asynchronously (netns cleanup, xfrm GC), and
+# until they have, the SAs hold the module: allow them 60 s under emulation
+for i in $(seq 1 240); do
 	rmmod esp_swoffload 2>/dev/null && { unloaded=1; break; }
 	sleep 0.25
 done
