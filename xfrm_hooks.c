@@ -390,11 +390,8 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 		n++;
 	bs = kcalloc(n, sizeof(*bs) + sizeof(*reqs) + sizeof(*errs),
 		     GFP_ATOMIC);
-	if (!bs) {
-		kfree_skb_list(segs);
-		eso_count_add(net, ESO_TX_ERRORS, n);
-		return ERR_PTR(-ENOMEM);
-	}
+	if (!bs)
+		return segs;	/* untouched: validate_xmit_xfrm() does them */
 	reqs = (struct aead_request **)(bs + n);
 	errs = (int *)(reqs + n);
 
@@ -414,7 +411,10 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 		if (bs[i].err)
 			continue;
 		if (!p) {
-			bs[i].err = -ENOMEM;
+			/* no memory for the batch: one at a time, as eso_xmit() */
+			bs[i].err = eso_output_finish(x, bs[i].skb, ipv6,
+						      &bs[i].esp, bs[i].low,
+						      true) ?: 1;
 			continue;
 		}
 		bs[i].err = eso_batch_setup(x, child, &bs[i], p);
