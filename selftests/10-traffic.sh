@@ -6,7 +6,12 @@
 # (rx_csum_by_icv) exactly when the SA has one (not for esp-null without auth); and that
 # ChaCha20-Poly1305 (the module's own AEAD) was encrypted in batches (tx_batched).
 MB=${TRAFFIC_MB:-4}
-retrans() { nsx "$1" nstat -az TcpRetransSegs | awk '/TcpRetransSegs/ {print $2}'; }
+# retransmits that were not tail-loss probes: a short transfer often ends with one TLP
+# (TcpExtTCPLossProbes), which retransmits without any loss
+retrans() {
+	nsx "$1" nstat -az TcpRetransSegs TcpExtTCPLossProbes |
+		awk '/TcpRetransSegs/ {r = $2} /TcpExtTCPLossProbes/ {p = $2} END {print r - p}'
+}
 if ! ns_setup tso-off-both; then
 	t_fail "traffic: netns setup" "ns_setup failed"
 	return 0
@@ -43,9 +48,13 @@ for fam in $FAMILIES; do
 		[ -n "$rx1" ] && [ -n "$rx0" ] && [ "$rx1" -gt "$rx0" ] || why="${why:+$why; }rx_gro_packets in b did not grow (${rx0:-missing} -> ${rx1:-missing})"
 		[ -n "$dc1" ] && [ -n "$dc0" ] && [ "$dc1" -gt "$dc0" ] || why="${why:+$why; }rx_decrypted in b did not grow (${dc0:-missing} -> ${dc1:-missing})"
 		if [ -z "$why" ]; then t_ok "$name: fast path"; else t_fail "$name: fast path" "$why"; fi
-		# a lossless veth: any retransmit or xfrm error means a packet went bad on the way
+		# A lossless veth: an xfrm error means a packet went bad on the way; so do
+		# retransmits beyond the odd spurious timeout under emulation (a segment
+		# corrupted by the module costs hundreds in 4 MiB).
 		t_expect "$name: no xfrm errors at the receiver" "$(xfrm_errors_total b)" -eq "$xe0"
-		t_expect "$name: no TCP retransmits" "$(retrans a)" -eq "${rt0:-missing}"
+		rt1=$(retrans a)
+		t_expect "$name: at most 3 TCP retransmits other than tail-loss probes (+$((${rt1:-0} - ${rt0:-0})))" \
+			"$((${rt1:-999} - ${rt0:-0}))" -le 3
 		# the module's own ChaCha20-Poly1305 is encrypted a GSO packet at a time
 		if [ "$algo" = chacha ]; then
 			t_expect "$name: segments encrypted in batches (tx_batched +$((${bt1:-0} - ${bt0:-0})))" "$bt1" -gt "${bt0:-missing}"
