@@ -169,7 +169,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	struct xfrm_offload *xo = xfrm_offload(skb);
 	struct net *net = dev_net(skb->dev);
 	unsigned int esp_off, reserved;
-	struct crypto_aead *aead;
+	struct crypto_aead *aead, *batch_aead;
 	struct sec_path *sp;
 	struct xfrm_state *x;
 	struct sk_buff *segs;
@@ -216,8 +216,9 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 		goto bad;
 	}
 	eso_count(net, ESO_TX_GSO_SKBS);
-	if (eso_can_batch(x))
-		return eso_encrypt_segments(x, segs, esp_off, ipv6);
+	batch_aead = eso_batch_aead(x);
+	if (batch_aead)
+		return eso_encrypt_segments(x, batch_aead, segs, esp_off, ipv6);
 	return segs;
 
 bad:

@@ -72,8 +72,9 @@ void eso_rx_steer_exit(void);
 void eso_rx_steer(struct sk_buff *skb, __be32 spi);
 
 /* xfrm_hooks.c */
-bool eso_can_batch(struct xfrm_state *x);
+struct crypto_aead *eso_batch_aead(struct xfrm_state *x);
 struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
+				     struct crypto_aead *child,
 				     struct sk_buff *segs,
 				     unsigned int esp_off, bool ipv6);
 extern const struct xfrm_type_offload eso_type_offload4;

@@ -223,7 +223,7 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
  * and given to the AEAD as the tail of the associated data, which
  * rfc7539esp does not authenticate.
  */
-static struct crypto_aead *eso_batch_aead(struct xfrm_state *x)
+static struct crypto_aead *eso_batch_child(struct xfrm_state *x)
 {
 	struct crypto_aead *aead = x->data;
 	struct aead_geniv_ctx *ctx;
@@ -240,9 +240,10 @@ module_param(tx_batch, bool, 0644);
 MODULE_PARM_DESC(tx_batch,
 		 "Encrypt all segments of a GSO packet in one call where the AEAD allows (default: Y)");
 
-bool eso_can_batch(struct xfrm_state *x)
+/* The AEAD to batch @x's segments with, or NULL to leave them to eso_xmit(). */
+struct crypto_aead *eso_batch_aead(struct xfrm_state *x)
 {
-	return READ_ONCE(tx_batch) && eso_batch_aead(x);
+	return READ_ONCE(tx_batch) ? eso_batch_child(x) : NULL;
 }
 
 #define ESO_IVLEN 8	/* rfc7539esp */
@@ -368,16 +369,17 @@ static int eso_batch_prepare(struct xfrm_state *x, struct eso_batch_seg *bs,
 }
 
 /*
- * Encrypt the segments @segs of one super-packet of @x. Returns the list
+ * Encrypt the segments @segs of one super-packet of @x with @child
+ * (eso_batch_aead()). Returns the list
  * of the ones that are now finished ESP packets; failed ones are freed
  * and counted.
  */
 struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
+				     struct crypto_aead *child,
 				     struct sk_buff *segs,
 				     unsigned int esp_off, bool ipv6)
 {
-	struct crypto_aead *child = eso_batch_aead(x);
-	struct aead_request **reqs = NULL;
+	struct aead_request **reqs;
 	struct net *net = xs_net(x);
 	struct eso_batch_seg *bs;
 	struct sk_buff *skb, *next, *head = NULL, **tail = &head;
