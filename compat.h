@@ -12,6 +12,9 @@
 #include <net/gro.h>
 #include <net/xfrm.h>
 
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#include <net/hotdata.h>	/* netdev_max_backlog became a field in 6.9 */
+#endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 #include <net/gso.h>	/* skb_eth_gso_segment() moved here in 6.4 */
 #endif
@@ -69,6 +72,16 @@ static inline void eso_free_napi_dev(struct net_device *dev)
 	free_netdev(dev);
 #else
 	kfree(dev);
+#endif
+}
+
+/* The per-CPU backlog limit, which also bounds xfrm's gro_cells. */
+static inline int eso_max_backlog(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	return READ_ONCE(net_hotdata.max_backlog);
+#else
+	return READ_ONCE(netdev_max_backlog);
 #endif
 }
 

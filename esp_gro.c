@@ -13,9 +13,10 @@
  * too), and SPIs without an SA. Packets too short to be ESP for their SA
  * are dropped and counted here.
  *
- * After xfrm has decrypted a packet of one of our SAs and checked its
- * ICV, eso_rx_authenticated() tells the stack the inner checksums are
- * good (see there).
+ * When xfrm has finished a packet, eso_rx_finish_cb() sees it: to count
+ * asynchronous decryptions in flight (rx_steer.c) and, once a packet of
+ * one of our SAs passed its ICV, to tell the stack the inner checksums
+ * are good (see there).
  */
 
 #include <crypto/aead.h>
@@ -175,30 +176,24 @@ struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb)
  * pass over every payload byte. So, like WireGuard after Poly1305, mark the
  * inner packet CHECKSUM_UNNECESSARY at every level, and GRO and TCP skip
  * that pass. SAs without an ICV (esp-null with no auth) keep the check.
- *
- * The hook: after all transforms of a packet succeeded, xfrm_input() calls
- * xfrm_rcv_cb(), which walks the ESP protocol handlers of the family in
- * priority order and calls each cb_handler until one returns <= 0.
- * esp4/esp6's handler (priority 0) ends the walk, so ours sits just above
- * it and returns 1. Its receive and error handlers decline every packet,
- * leaving them to esp4/esp6 as before. Only SAs this module carries are
- * touched; for them this is also where a packet counts as decrypted.
+ * Only SAs this module carries are touched; for them this is also where a
+ * packet counts as decrypted.
  */
 static bool csum_by_icv = true;
 module_param(csum_by_icv, bool, 0644);
 MODULE_PARM_DESC(csum_by_icv,
 		 "Skip inner checksum verification of packets whose ICV verified (default: Y)");
 
-static int eso_rx_authenticated(struct sk_buff *skb, int err)
+static void eso_rx_authenticated(struct sk_buff *skb)
 {
 	struct sec_path *sp = skb_sec_path(skb);
 	struct xfrm_state *x;
 
-	if (err || !sp || !sp->len)
-		return 1;
+	if (!sp || !sp->len)
+		return;
 	x = sp->xvec[sp->len - 1];
 	if (!eso_state_is_ours(x))
-		return 1;
+		return;
 
 	eso_count(xs_net(x), ESO_RX_DECRYPTED);
 	if (csum_by_icv && crypto_aead_authsize(x->data)) {
@@ -206,6 +201,24 @@ static int eso_rx_authenticated(struct sk_buff *skb, int err)
 		skb->csum_level = SKB_MAX_CSUM_LEVEL;
 		eso_count(xs_net(x), ESO_RX_CSUM_BY_ICV);
 	}
+}
+
+/*
+ * The hook: xfrm_input() ends every packet it finishes, after all its
+ * transforms succeeded (@err 0) or when it drops it (@err -1), with
+ * xfrm_rcv_cb(), which walks the ESP protocol handlers of the family in
+ * priority order and calls each cb_handler until one returns <= 0. xfrm
+ * interfaces (10) and vti (100) end the walk for their packets, so ours
+ * comes first and returns 1: rx_steer.c must see every packet it handed
+ * over finish, or its count of packets in flight would never come down.
+ * Its receive and error handlers decline every packet, leaving them to
+ * the others as before.
+ */
+static int eso_rx_finish_cb(struct sk_buff *skb, int err)
+{
+	eso_rx_finished(skb);
+	if (!err)
+		eso_rx_authenticated(skb);
 	return 1;
 }
 
@@ -231,13 +244,13 @@ static int eso_xfrm6_err(struct sk_buff *skb, struct inet6_skb_parm *opt,
 	return -ENOENT;
 }
 
-/* Above esp4/esp6 (0), below xfrm interfaces (10) and vti (100). */
-#define ESO_XFRM_PRIO 5
+/* Before esp4/esp6 (0), xfrm interfaces (10) and vti (100). */
+#define ESO_XFRM_PRIO 200
 
 static struct xfrm4_protocol eso_xfrm4_esp = {
 	.handler	= eso_xfrm_decline,
 	.input_handler	= eso_xfrm_decline_input,
-	.cb_handler	= eso_rx_authenticated,
+	.cb_handler	= eso_rx_finish_cb,
 	.err_handler	= eso_xfrm4_err,
 	.priority	= ESO_XFRM_PRIO,
 };
@@ -245,7 +258,7 @@ static struct xfrm4_protocol eso_xfrm4_esp = {
 static struct xfrm6_protocol eso_xfrm6_esp = {
 	.handler	= eso_xfrm_decline,
 	.input_handler	= eso_xfrm_decline_input,
-	.cb_handler	= eso_rx_authenticated,
+	.cb_handler	= eso_rx_finish_cb,
 	.err_handler	= eso_xfrm6_err,
 	.priority	= ESO_XFRM_PRIO,
 };

@@ -33,6 +33,8 @@ enum eso_counter {
 	ESO_RX_GRO_PACKETS,	/* ESP packets taken at GRO, handed to xfrm */
 	ESO_RX_DECRYPTED,	/* our SAs' packets xfrm decrypted and verified */
 	ESO_RX_CSUM_BY_ICV,	/* inner checksums vouched for by the ICV */
+	ESO_RX_ASYNC,		/* decryptions completed asynchronously */
+	ESO_RX_ASYNC_THROTTLED,	/* RX paused: too many async decryptions */
 	ESO_RX_DROP_TRUNCATED,	/* shorter than ESP header + IV + ICV */
 	ESO_RX_DROP_NO_STATE,	/* no SA for this SPI: left to the stack */
 	ESO_RX_DROP_SECPATH,	/* secpath allocation or depth */
@@ -70,6 +72,7 @@ void eso_rx_csum_exit(void);
 int eso_rx_steer_init(void);
 void eso_rx_steer_exit(void);
 void eso_rx_steer(struct sk_buff *skb, __be32 spi);
+void eso_rx_finished(struct sk_buff *skb);
 
 /* xfrm_hooks.c */
 struct crypto_aead *eso_batch_aead(struct xfrm_state *x);

@@ -22,6 +22,17 @@
  *
  * The FIFO is bounded (ESO_RXQ_MAX packets); beyond that packets are
  * dropped and counted (rx_drop_backlog), as netdev_max_backlog does.
+ *
+ * Asynchronous AEADs (pcrypt, cryptd, hardware) add one more bound. They
+ * hand decrypted packets back in bursts (pcrypt's serial worker returns
+ * every finished request in one go, with bottom halves off), and xfrm
+ * queues each on the gro_cells of the completing CPU, which drop beyond
+ * netdev_max_backlog (net/core/gro_cells.c, counted as the device's
+ * rx_dropped). With enough packets in flight a burst overflows them and
+ * TCP has to retransmit. So the NAPI stops handing packets to xfrm while
+ * eso_rx_async_cap() of them are in asynchronous decryption, and resumes
+ * when completions have brought that under half; meanwhile they wait in
+ * the FIFO, in order.
  */
 
 #include <linux/cpu.h>
@@ -41,6 +52,7 @@ struct eso_rxq {
 	struct napi_struct napi;
 	call_single_data_t csd;
 	unsigned long kick_pending;
+	unsigned long throttled;	/* bit 0: waits for async completions */
 };
 
 static DEFINE_PER_CPU_ALIGNED(struct eso_rxq, eso_rxqs);
@@ -54,20 +66,82 @@ module_param(rx_steer, bool, 0644);
 MODULE_PARM_DESC(rx_steer,
 		 "Hand each SA's packets to xfrm on one CPU, in order (default: Y)");
 
+static unsigned int rx_async_max = 256;
+module_param(rx_async_max, uint, 0644);
+MODULE_PARM_DESC(rx_async_max,
+		 "Most RX packets in asynchronous decryption at once, at most half of netdev_max_backlog; 0: no limit (default: 256)");
+
+/*
+ * Packets handed to xfrm_input() whose decryption has not finished yet.
+ * How one is told apart: xfrm_input() ends every packet it finishes, good
+ * or dropped, with xfrm_rcv_cb(), which reaches eso_rx_finished(). Before
+ * handing a packet over, eso_rx_deliver() notes it in eso_rx_cur; if xfrm
+ * finishes it on the spot, eso_rx_finished() sees the noted packet and
+ * clears the note. A note that outlives xfrm_input() is a packet in
+ * flight; when it finishes later, eso_rx_finished() sees an XFRM_GRO
+ * packet that is not the noted one. Both ends may run on different CPUs
+ * in either order, hence a signed shared count.
+ */
+static atomic_t eso_rx_inflight = ATOMIC_INIT(0);
+static atomic_t eso_rx_nthrottled = ATOMIC_INIT(0);
+static DEFINE_PER_CPU(struct sk_buff *, eso_rx_cur);
+
+static int eso_rx_async_cap(void)
+{
+	unsigned int cap = READ_ONCE(rx_async_max);
+
+	if (!cap)
+		return INT_MAX;
+	/* leave the other half of the backlog to everything else */
+	return clamp_t(int, cap, 1, max(eso_max_backlog() / 2, 1));
+}
+
 /* Hand one queued packet to xfrm; drops the device ref taken at enqueue. */
 static void eso_rx_deliver(struct sk_buff *skb)
 {
 	struct net_device *dev = skb->dev;
+	struct sk_buff *prev = this_cpu_read(eso_rx_cur);
 
+	this_cpu_write(eso_rx_cur, skb);
 	/* skb->data is the ESP header, as the GRO callback left it */
 	xfrm_input(skb, IPPROTO_ESP, ((struct ip_esp_hdr *)skb->data)->spi, 0);
+	if (this_cpu_read(eso_rx_cur) == skb)
+		atomic_inc(&eso_rx_inflight);	/* not finished: in flight */
+	this_cpu_write(eso_rx_cur, prev);
 	dev_put(dev);
+}
+
+/*
+ * Too many packets in asynchronous decryption: mark @rq throttled, to be
+ * woken by the completion that brings the count to half the cap. Checks
+ * again after marking, so that a completion which looked at the mark too
+ * early cannot leave the queue asleep (both sides order with full
+ * barriers: the mark before this read, the count before that one).
+ */
+static bool eso_rxq_throttle(struct eso_rxq *rq)
+{
+	int cap = eso_rx_async_cap();
+
+	if (likely(atomic_read(&eso_rx_inflight) < cap))
+		return false;
+
+	if (!test_and_set_bit(0, &rq->throttled))
+		atomic_inc(&eso_rx_nthrottled);
+	/* mark before re-reading; pairs with atomic_dec_return() in eso_rx_finished() */
+	smp_mb__after_atomic();
+	if (atomic_read(&eso_rx_inflight) < cap &&
+	    test_and_clear_bit(0, &rq->throttled)) {
+		atomic_dec(&eso_rx_nthrottled);
+		return false;	/* completions came meanwhile: go on */
+	}
+	return true;
 }
 
 static int eso_rxq_poll(struct napi_struct *napi, int budget)
 {
 	struct eso_rxq *rq = container_of(napi, struct eso_rxq, napi);
 	struct sk_buff_head batch;
+	bool throttled = false;
 	int work = 0;
 
 	__skb_queue_head_init(&batch);
@@ -81,19 +155,27 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 			if (skb_queue_empty(&batch))
 				break;
 		}
-		skb = __skb_dequeue(&batch);
+		skb = skb_peek(&batch);
+		if (eso_rxq_throttle(rq)) {
+			eso_count(dev_net(skb->dev), ESO_RX_ASYNC_THROTTLED);
+			throttled = true;
+			break;
+		}
+		__skb_unlink(skb, &batch);
 		eso_rx_deliver(skb);
 		work++;
 	}
 
 	if (!skb_queue_empty(&batch)) {
-		/* budget spent: what we took goes back in front, in order */
+		/* what we took and did not deliver goes back in front, in order */
 		spin_lock(&rq->q.lock);
 		skb_queue_splice(&batch, &rq->q);
 		spin_unlock(&rq->q.lock);
-	} else if (work < budget) {
-		napi_complete_done(napi, work);
+		if (!throttled)
+			return work;	/* budget spent: poll again */
 	}
+	if (work < budget)
+		napi_complete_done(napi, work);
 	return work;
 }
 
@@ -104,6 +186,53 @@ static void eso_rxq_kick(void *data)
 
 	clear_bit(0, &rq->kick_pending);
 	napi_schedule(&rq->napi);
+}
+
+/* Get @rq's NAPI polling on its own CPU @cpu. */
+static void eso_rxq_wake(struct eso_rxq *rq, unsigned int cpu)
+{
+	if (cpu == smp_processor_id())
+		napi_schedule(&rq->napi);
+	else if (!test_and_set_bit(0, &rq->kick_pending))
+		smp_call_function_single_async(cpu, &rq->csd);
+}
+
+/* In flight fell to half the cap: wake every throttled queue. */
+static void eso_rx_unthrottle(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < eso_nr_home_cpus; i++) {
+		unsigned int cpu = eso_home_cpus[i];
+		struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, cpu);
+
+		if (test_bit(0, &rq->throttled) &&
+		    test_and_clear_bit(0, &rq->throttled)) {
+			atomic_dec(&eso_rx_nthrottled);
+			eso_rxq_wake(rq, cpu);
+		}
+	}
+}
+
+/*
+ * xfrm has finished @skb (see eso_rx_inflight). Called for every ESP
+ * packet xfrm_input() finishes, from xfrm_rcv_cb(); only packets this
+ * module handed over (XFRM_GRO) count.
+ */
+void eso_rx_finished(struct sk_buff *skb)
+{
+	struct xfrm_offload *xo = xfrm_offload(skb);
+
+	if (!xo || !(xo->flags & XFRM_GRO))
+		return;
+	if (this_cpu_read(eso_rx_cur) == skb) {
+		this_cpu_write(eso_rx_cur, NULL);	/* finished on the spot */
+		return;
+	}
+	eso_count(dev_net(skb->dev), ESO_RX_ASYNC);
+	if (atomic_dec_return(&eso_rx_inflight) <= eso_rx_async_cap() / 2 &&
+	    atomic_read(&eso_rx_nthrottled))
+		eso_rx_unthrottle();
 }
 
 static unsigned int eso_rx_home(__be32 spi)
@@ -150,11 +279,8 @@ void eso_rx_steer(struct sk_buff *skb, __be32 spi)
 	if (cpu != smp_processor_id())
 		eso_count(net, ESO_RX_STEERED);
 	if (!was_empty)
-		return;	/* the NAPI is scheduled and will get to it */
-	if (cpu == smp_processor_id())
-		napi_schedule(&rq->napi);
-	else if (!test_and_set_bit(0, &rq->kick_pending))
-		smp_call_function_single_async(cpu, &rq->csd);
+		return;	/* the NAPI is scheduled (or throttled) and will get to it */
+	eso_rxq_wake(rq, cpu);
 }
 
 /* Deliver what a queue holds, from whatever CPU calls this. */
@@ -171,7 +297,11 @@ static void eso_rxq_drain(struct eso_rxq *rq)
 /* A CPU went away: deliver what was queued for it (SAs re-home to others). */
 static int eso_rx_cpu_dead(unsigned int cpu)
 {
-	eso_rxq_drain(per_cpu_ptr(&eso_rxqs, cpu));
+	struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, cpu);
+
+	if (test_and_clear_bit(0, &rq->throttled))
+		atomic_dec(&eso_rx_nthrottled);
+	eso_rxq_drain(rq);
 	return 0;
 }
 
