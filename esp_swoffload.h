@@ -32,6 +32,7 @@ enum eso_counter {
 	ESO_TX_ERRORS,		/* encryptions that failed; skb dropped */
 	ESO_RX_GRO_PACKETS,	/* ESP packets taken at GRO, handed to xfrm */
 	ESO_RX_DECRYPTED,	/* our SAs' packets xfrm decrypted and verified */
+	ESO_RX_BATCHED,		/* ...decrypted by us in one batch per run */
 	ESO_RX_CSUM_BY_ICV,	/* inner checksums vouched for by the ICV */
 	ESO_RX_ASYNC,		/* decryptions completed asynchronously */
 	ESO_RX_ASYNC_THROTTLED,	/* RX paused: too many async decryptions */
@@ -80,6 +81,11 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 				     struct crypto_aead *child,
 				     struct sk_buff *segs,
 				     unsigned int esp_off, bool ipv6);
+/* Most packets decrypted in one batch on RX (rx_steer.c takes runs). */
+#define ESO_RX_RUN 32
+struct crypto_aead *eso_rx_batch_aead(struct xfrm_state *x);
+void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
+		     struct sk_buff_head *run);
 extern const struct xfrm_type_offload eso_type_offload4;
 extern const struct xfrm_type_offload eso_type_offload6;
 

@@ -137,14 +137,47 @@ static bool eso_rxq_throttle(struct eso_rxq *rq)
 	return true;
 }
 
+/* The SA the GRO callback attached to @skb. */
+static struct xfrm_state *eso_rx_skb_state(struct sk_buff *skb)
+{
+	struct sec_path *sp = skb_sec_path(skb);
+
+	return sp->xvec[sp->len - 1];
+}
+
+/*
+ * Move from @batch to @run the packets to hand over next: the first one
+ * and, if its SA's AEAD decrypts in batches, up to @max - 1 more of the
+ * same SA right behind it, which are then decrypted together.
+ */
+static void eso_rx_take(struct sk_buff_head *batch, struct sk_buff_head *run,
+			int max)
+{
+	struct sk_buff *skb = __skb_dequeue(batch);
+	struct xfrm_state *x = eso_rx_skb_state(skb);
+	struct crypto_aead *child = eso_rx_batch_aead(x);
+
+	__skb_queue_tail(run, skb);
+	if (!child)
+		return;
+	max = min(max, ESO_RX_RUN);
+	while (skb_queue_len(run) < max && (skb = skb_peek(batch)) &&
+	       eso_rx_skb_state(skb) == x) {
+		__skb_unlink(skb, batch);
+		__skb_queue_tail(run, skb);
+	}
+	eso_decrypt_run(x, child, run);
+}
+
 static int eso_rxq_poll(struct napi_struct *napi, int budget)
 {
 	struct eso_rxq *rq = container_of(napi, struct eso_rxq, napi);
-	struct sk_buff_head batch;
+	struct sk_buff_head batch, run;
 	bool throttled = false;
 	int work = 0;
 
 	__skb_queue_head_init(&batch);
+	__skb_queue_head_init(&run);
 	while (work < budget) {
 		struct sk_buff *skb;
 
@@ -161,9 +194,11 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 			throttled = true;
 			break;
 		}
-		__skb_unlink(skb, &batch);
-		eso_rx_deliver(skb);
-		work++;
+		eso_rx_take(&batch, &run, budget - work);
+		while ((skb = __skb_dequeue(&run))) {
+			eso_rx_deliver(skb);
+			work++;
+		}
 	}
 
 	if (!skb_queue_empty(&batch)) {

@@ -265,11 +265,17 @@ struct eso_batch_req {
 	/* the aead_request follows the scatterlist */
 };
 
+/* Requests are laid out back to back: keep each one's start aligned. */
+#define ESO_BATCH_ALIGN max(__alignof__(struct aead_request), \
+			    __alignof__(struct eso_batch_req))
+
 static size_t eso_batch_req_size(struct crypto_aead *child, int nfrags)
 {
-	return ALIGN(struct_size((struct eso_batch_req *)NULL, sg, nfrags + 1),
-		     __alignof__(struct aead_request)) +
-	       sizeof(struct aead_request) + crypto_aead_reqsize(child);
+	return ALIGN(ALIGN(struct_size((struct eso_batch_req *)NULL, sg,
+				       nfrags + 1),
+			   __alignof__(struct aead_request)) +
+		     sizeof(struct aead_request) + crypto_aead_reqsize(child),
+		     ESO_BATCH_ALIGN);
 }
 
 /* Put skb->data back where the segmentation left it. */
@@ -456,6 +462,168 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 	return head ? head : ERR_PTR(-EINVAL);
 }
 
+/*
+ * RX batch: the packets of one SA that wait together in rx_steer.c's queue
+ * are decrypted in one esp_chacha_batch() call before xfrm sees them, each
+ * exactly as esp_input() would (same associated data, in place, after
+ * the same copy-on-write), and leave marked CRYPTO_DONE with their
+ * verdict, as a NIC that decrypts marks them. xfrm_input() then does
+ * what it does for those: drops a failed ICV (integrity_failed,
+ * XfrmInStateProtoError, as the stock path counts it), checks and
+ * advances the replay window, and calls input_tail instead of
+ * type->input. The replay check comes after the decryption here, as with
+ * hardware offload: a replayed packet is dropped all the same, it has
+ * only been decrypted first. For ESN the high half of the sequence number
+ * is inferred from the replay window exactly as xfrm_input() infers it.
+ * Packets that cannot be set up are left alone: xfrm decrypts them.
+ */
+static bool rx_batch = true;
+module_param(rx_batch, bool, 0644);
+MODULE_PARM_DESC(rx_batch,
+		 "Decrypt the queued packets of one SA in one call where the AEAD allows (default: Y)");
+
+struct crypto_aead *eso_rx_batch_aead(struct xfrm_state *x)
+{
+	return READ_ONCE(rx_batch) ? eso_batch_child(x) : NULL;
+}
+
+/*
+ * Make @skb writable in place as esp_input() does; returns the number of
+ * scatterlist entries its data needs, or < 0.
+ */
+static int eso_rx_make_writable(struct sk_buff *skb)
+{
+	struct sk_buff *trailer;
+
+	if (!skb_cloned(skb)) {
+		if (!skb_is_nonlinear(skb))
+			return 1;
+		if (!skb_has_frag_list(skb) && !skb_has_shared_frag(skb))
+			return skb_shinfo(skb)->nr_frags + 1;
+	}
+	return skb_cow_data(skb, 0, &trailer);
+}
+
+/* Set up the decryption of @skb (ESP header at skb->data) in @mem. */
+static struct aead_request *eso_rx_batch_setup(struct xfrm_state *x,
+					       struct crypto_aead *child,
+					       struct sk_buff *skb,
+					       int nfrags, void *mem)
+{
+	const unsigned int hlen = sizeof(struct ip_esp_hdr) + ESO_IVLEN;
+	struct ip_esp_hdr *esph = (struct ip_esp_hdr *)skb->data;
+	struct eso_batch_req *br = mem;
+	struct aead_request *req;
+	unsigned int adlen, i = 0;
+
+	memcpy(br->iv, esph + 1, ESO_IVLEN);
+	br->ad[i++] = esph->spi;
+	if (x->props.flags & XFRM_STATE_ESN)
+		br->ad[i++] = htonl(xfrm_replay_seqhi(x, esph->seq_no));
+	br->ad[i++] = esph->seq_no;
+	memcpy(&br->ad[i], br->iv, ESO_IVLEN);
+	adlen = (i + 2) * sizeof(__be32);
+
+	sg_init_table(br->sg, nfrags + 1);
+	sg_set_buf(br->sg, br->ad, adlen);
+	if (unlikely(skb_to_sgvec(skb, br->sg + 1, hlen, skb->len - hlen) < 0))
+		return NULL;
+
+	req = (void *)PTR_ALIGN((u8 *)(br->sg + nfrags + 1),
+				__alignof__(struct aead_request));
+	aead_request_set_tfm(req, child);
+	aead_request_set_callback(req, 0, NULL, NULL);
+	aead_request_set_crypt(req, br->sg, br->sg, skb->len - hlen, br->iv);
+	aead_request_set_ad(req, adlen);
+	return req;
+}
+
+/* What xfrm_input() is to make of @skb's decryption status @err. */
+static void eso_rx_mark_done(struct xfrm_state *x, struct sk_buff *skb,
+			     int err)
+{
+	struct xfrm_offload *xo = xfrm_offload(skb);
+
+	/* the ciphertext's sum says nothing about the plaintext */
+	skb->ip_summed = CHECKSUM_NONE;
+	xo->flags |= CRYPTO_DONE;
+	if (!err)
+		xo->status = CRYPTO_SUCCESS;
+	else if (err == -EBADMSG)
+		xo->status = x->props.mode == XFRM_MODE_TUNNEL ?
+			     CRYPTO_TUNNEL_ESP_AUTH_FAILED :
+			     CRYPTO_TRANSPORT_ESP_AUTH_FAILED;
+	else
+		xo->status = CRYPTO_INVALID_PROTOCOL;
+}
+
+/*
+ * Decrypt the packets in @run (at most ESO_RX_RUN, all of @x, ESP header
+ * at skb->data, sec_path with XFRM_GRO set) with @child
+ * (eso_rx_batch_aead()).
+ */
+void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
+		     struct sk_buff_head *run)
+{
+	const unsigned int hlen = sizeof(struct ip_esp_hdr) + ESO_IVLEN;
+	unsigned int n = 0, nreq = 0, i;
+	int nfrags[ESO_RX_RUN], *errs;
+	struct aead_request **reqs;
+	struct sk_buff *skb;
+	size_t memsize = 0;
+	u8 *mem, *p;
+
+	if (WARN_ON_ONCE(skb_queue_len(run) > ESO_RX_RUN))
+		return;
+	skb_queue_walk(run, skb) {
+		nfrags[n] = -EINVAL;
+		if (skb->len > hlen && pskb_may_pull(skb, hlen))
+			nfrags[n] = eso_rx_make_writable(skb);
+		if (nfrags[n] > 0)
+			memsize += eso_batch_req_size(child, nfrags[n]);
+		n++;
+	}
+	if (!memsize)
+		return;
+
+	/* the requests first: kmalloc() aligns them, eso_batch_req_size() keeps it */
+	mem = kmalloc(memsize + n * (sizeof(*reqs) + sizeof(*errs)),
+		      GFP_ATOMIC);
+	if (!mem)
+		return;		/* xfrm decrypts them one by one */
+	reqs = (struct aead_request **)(mem + memsize);
+	errs = (int *)(reqs + n);
+
+	i = 0;
+	p = mem;
+	skb_queue_walk(run, skb) {
+		if (nfrags[i] > 0) {
+			reqs[nreq] = eso_rx_batch_setup(x, child, skb,
+							nfrags[i], p);
+			p += eso_batch_req_size(child, nfrags[i]);
+			if (reqs[nreq])
+				nreq++;
+			else
+				nfrags[i] = -EINVAL;
+		}
+		i++;
+	}
+
+	if (nreq)
+		esp_chacha_batch(child, reqs, nreq, false, errs);
+
+	i = 0;
+	nreq = 0;
+	skb_queue_walk(run, skb) {
+		if (nfrags[i++] <= 0)
+			continue;
+		eso_rx_mark_done(x, skb, errs[nreq]);
+		if (!errs[nreq++])
+			eso_count(xs_net(x), ESO_RX_BATCHED);
+	}
+	kfree_sensitive(mem);
+}
+
 static int eso_xmit4(struct xfrm_state *x, struct sk_buff *skb,
 		     netdev_features_t features)
 {
@@ -470,8 +638,8 @@ static int eso_xmit6(struct xfrm_state *x, struct sk_buff *skb,
 
 /*
  * Called by xfrm_input() instead of type->input when the packet arrives
- * with CRYPTO_DONE already set (decrypted before xfrm saw it). Nothing in
- * this module sets it: xfrm decrypts our SAs' packets through type->input.
+ * with CRYPTO_DONE set and its ICV verified: decrypted by eso_decrypt_run().
+ * What is left is esp_input()'s tail: padding, next header, ESP header off.
  */
 static int eso_input_tail(struct xfrm_state *x, struct sk_buff *skb,
 			  bool ipv6)

@@ -4,7 +4,8 @@
 # with the module, that its fast path did: tx_segments grew in a, rx_gro_packets and
 # rx_decrypted in b; and that b trusted the inner checksums on the strength of the ICV
 # (rx_csum_by_icv) exactly when the SA has one (not for esp-null without auth); and that
-# ChaCha20-Poly1305 (the module's own AEAD) was encrypted in batches (tx_batched).
+# ChaCha20-Poly1305 (the module's own AEAD) was encrypted in batches (tx_batched) and
+# decrypted in batches (rx_batched), and no other AEAD was.
 MB=${TRAFFIC_MB:-4}
 # retransmits that were not tail-loss probes: a short transfer often ends with one TLP
 # (TcpExtTCPLossProbes), which retransmits without any loss
@@ -27,6 +28,7 @@ for fam in $FAMILIES; do
 	fi
 	tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets)
 	dc0=$(counter b rx_decrypted) cs0=$(counter b rx_csum_by_icv) bt0=$(counter a tx_batched)
+	rb0=$(counter b rx_batched)
 	xe0=$(xfrm_errors_total b) rt0=$(retrans a)
 	sa0=0	# xfrm_setup installed fresh SAs
 	why=
@@ -41,6 +43,7 @@ for fam in $FAMILIES; do
 	if [ -n "$ESP_MODULE" ] || have_module; then
 		tx1=$(counter a tx_segments) rx1=$(counter b rx_gro_packets)
 		dc1=$(counter b rx_decrypted) cs1=$(counter b rx_csum_by_icv) bt1=$(counter a tx_batched)
+		rb1=$(counter b rx_batched)
 		t_diag "$name: tx_segments(a) ${tx0:-?} -> ${tx1:-?}, rx_gro_packets(b) ${rx0:-?} -> ${rx1:-?}"
 		t_diag "$name: rx_decrypted(b) ${dc0:-?} -> ${dc1:-?}, rx_csum_by_icv(b) ${cs0:-?} -> ${cs1:-?}"
 		why=
@@ -58,8 +61,12 @@ for fam in $FAMILIES; do
 		# the module's own ChaCha20-Poly1305 is encrypted a GSO packet at a time
 		if [ "$algo" = chacha ]; then
 			t_expect "$name: segments encrypted in batches (tx_batched +$((${bt1:-0} - ${bt0:-0})))" "$bt1" -gt "${bt0:-missing}"
+			# every packet the module took at GRO went through the RX batch
+			t_expect "$name: packets decrypted in batches (rx_batched +$((${rb1:-0} - ${rb0:-0})) of rx_gro_packets +$((${rx1:-0} - ${rx0:-0})))" \
+				"$((${rb1:-0} - ${rb0:-0}))" -eq "$((${rx1:-0} - ${rx0:-0}))"
 		else
 			t_expect "$name: no batch for this AEAD (tx_batched +$((${bt1:-0} - ${bt0:-0})))" "$bt1" -eq "${bt0:-missing}"
+			t_expect "$name: no RX batch for this AEAD (rx_batched +$((${rb1:-0} - ${rb0:-0})))" "$rb1" -eq "${rb0:-missing}"
 		fi
 		if [ "$algo" = null ]; then
 			t_expect "$name: no ICV, rx_csum_by_icv stays" "$cs1" -eq "${cs0:-missing}"
