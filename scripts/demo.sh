@@ -28,17 +28,8 @@ REPS=${DEMO_REPS:-1}
 VMRUN=${VMRUN:-$ROOT/scripts/vmrun}
 say() { echo "demo: $*" >&2; }
 
-pick_kv() {
-	local want=$1 pat k
-	if [ -n "$want" ] && [ -d "/lib/modules/$want" ]; then
-		echo "$want"; return
-	fi
-	pat=${want:-6.1}
-	for k in /lib/modules/*; do
-		k=${k##*/}
-		case $k in "$pat".* | "$pat"-*) echo "$k" ;; esac
-	done | sort -V | tail -1
-}
+# shellcheck source=hostlib.sh
+. "$ROOT/scripts/hostlib.sh"
 
 if [ -n "$ANALYZE" ]; then
 	# shellcheck disable=SC1091
@@ -46,36 +37,9 @@ if [ -n "$ANALYZE" ]; then
 	OUT=$ANALYZE VRC=$(cat "$OUT/vmrc" 2>/dev/null || echo 0) SECS="?"
 else
 # ---- dependencies
-deps_missing() {
-	local c kv
-	for c in qemu-system-x86_64 busybox iperf3 ethtool ip python3 cpio modprobe make gcc \
-		 ${SWAN:+swanctl jq}; do
-		command -v $c >/dev/null 2>&1 || { echo "$c"; return 0; }
-	done
-	kv=$(pick_kv "${KV:-}")
-	[ -n "$kv" ] && [ -r "/boot/vmlinuz-$kv" ] && [ -d "/lib/modules/$kv/build" ] || { echo "kernel ${KV:-6.1}"; return 0; }
-	return 1
-}
-# The project's installer is a fast no-op when everything is present.
-if [ -x scripts/install-deps.sh ]; then
-	scripts/install-deps.sh >&2 || say "scripts/install-deps.sh failed"
-fi
-if m=$(deps_missing); then
-	say "still missing: $m; installing with apt-get"
-	if :; then
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq >&2
-		apt-get install -y -qq qemu-system-x86 busybox-static iperf3 ethtool iproute2 kmod \
-			python3 cpio xz-utils make gcc ${SWAN:+strongswan-charon strongswan-swanctl jq} >&2
-		if [ -z "$(pick_kv "${KV:-}")" ] || [ ! -d "/lib/modules/$(pick_kv "${KV:-}")/build" ]; then
-			case ${KV:-6.1} in
-			6.12*) apt-get install -y -qq -t bookworm-backports linux-image-amd64 linux-headers-amd64 >&2 ;;
-			*) apt-get install -y -qq -t bookworm linux-image-amd64 linux-headers-amd64 >&2 ;;
-			esac
-		fi
-	fi
-	m=$(deps_missing) && { say "still missing after install: $m"; exit 1; }
-fi
+ensure_deps "qemu-system-x86_64 busybox iperf3 ethtool ip python3 cpio modprobe make gcc ${SWAN:+swanctl jq}" \
+	"qemu-system-x86 busybox-static iperf3 ethtool iproute2 kmod python3 cpio xz-utils make gcc ${SWAN:+strongswan-charon strongswan-swanctl jq}" ||
+	exit 1
 KV=$(pick_kv "${KV:-}")
 [ -n "$KV" ] || { say "no kernel found under /lib/modules"; exit 1; }
 [ -x "$VMRUN" ] || { say "no VM runner at $VMRUN"; exit 1; }

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+# scripts/hostlib.sh - sourced by demo.sh and bench.sh (host side): which kernel to boot,
+# and what to install first. The caller defines say() and runs from the repo root.
+
+# pick_kv WANT: WANT itself if /lib/modules/WANT exists, else the newest installed kernel
+# whose version starts with the prefix WANT (default 6.1).
+pick_kv() {
+	local want=$1 pat k
+	if [ -n "$want" ] && [ -d "/lib/modules/$want" ]; then
+		echo "$want"; return
+	fi
+	pat=${want:-6.1}
+	for k in /lib/modules/*; do
+		k=${k##*/}
+		case $k in "$pat".* | "$pat"-*) echo "$k" ;; esac
+	done | sort -V | tail -1
+}
+
+# deps_missing "COMMANDS": print the first of COMMANDS not on PATH, or the kernel
+# ${KV:-6.1} if its image or headers are missing; return 1 if nothing is.
+deps_missing() {
+	local c kv
+	for c in $1; do
+		command -v "$c" >/dev/null 2>&1 || { echo "$c"; return 0; }
+	done
+	kv=$(pick_kv "${KV:-}")
+	[ -n "$kv" ] && [ -r "/boot/vmlinuz-$kv" ] && [ -d "/lib/modules/$kv/build" ] ||
+		{ echo "kernel ${KV:-6.1}"; return 0; }
+	return 1
+}
+
+# ensure_deps "COMMANDS" "PACKAGES": run scripts/install-deps.sh (a fast no-op when all
+# is present); if a command or the kernel is still missing, apt-get PACKAGES and the
+# kernel (6.12 from bookworm-backports). Returns 1 if something is missing after that.
+ensure_deps() {
+	local cmds=$1 pkgs=$2 m kv
+	if [ -x scripts/install-deps.sh ]; then
+		scripts/install-deps.sh >&2 || say "scripts/install-deps.sh failed"
+	fi
+	m=$(deps_missing "$cmds") || return 0
+	say "still missing: $m; installing with apt-get"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2
+	# shellcheck disable=SC2086
+	apt-get install -y -qq $pkgs >&2
+	kv=$(pick_kv "${KV:-}")
+	if [ -z "$kv" ] || [ ! -d "/lib/modules/$kv/build" ]; then
+		case ${KV:-6.1} in
+		6.12*) apt-get install -y -qq -t bookworm-backports linux-image-amd64 linux-headers-amd64 >&2 ;;
+		*) apt-get install -y -qq -t bookworm linux-image-amd64 linux-headers-amd64 >&2 ;;
+		esac
+	fi
+	if m=$(deps_missing "$cmds"); then
+		say "still missing after install: $m"
+		return 1
+	fi
+}
