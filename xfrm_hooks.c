@@ -482,6 +482,7 @@ module_param(rx_batch, bool, 0644);
 MODULE_PARM_DESC(rx_batch,
 		 "Decrypt the queued packets of one SA in one call where the AEAD allows (default: Y)");
 
+/* The AEAD to decrypt runs of @x's packets with, or NULL to leave them to xfrm. */
 struct crypto_aead *eso_rx_batch_aead(struct xfrm_state *x)
 {
 	return READ_ONCE(rx_batch) ? eso_batch_child(x) : NULL;
