@@ -9,6 +9,7 @@
 #   make demo            boot a VM, set up SAs, print the iperf3 throughput table
 #   make demo-swan       the same with SAs negotiated by strongSwan (IKEv2)
 #   make bench           the full benchmark (bench/results.json, bench/results.png)
+#   make soak            SOAK_MIN (10) minutes of traffic, floods, async and reloads
 #   make dkms-install    build and install with DKMS for every installed kernel
 
 KVER ?= $(shell ls /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -1)
@@ -40,6 +41,9 @@ demo-swan:
 bench:
 	scripts/bench.sh
 
+soak:
+	scripts/soak.sh
+
 # make check plus the DKMS install test in the guest (slow: it compiles under TCG)
 check-dkms:
 	DKMS_SELFTEST=1 scripts/check.sh
@@ -51,4 +55,4 @@ dkms-install:
 dkms-remove:
 	scripts/dkms-install.sh --remove
 
-.PHONY: modules clean lint deps check check-dkms demo demo-swan bench dkms-install dkms-remove
+.PHONY: modules clean lint deps check check-dkms demo demo-swan bench soak dkms-install dkms-remove
