@@ -290,6 +290,44 @@ static void eso_batch_restore_data(struct eso_batch_seg *bs)
 		__skb_pull(skb, want - skb->data);
 }
 
+/*
+ * Fill @br (whose IV is set) with the associated data rfc7539esp expects
+ * under seqiv: spi, [seq hi,] seq, IV; and a request for @cryptlen bytes
+ * of @skb from @off, in place, in the @nfrags + 1 entries that
+ * eso_batch_req_size() made room for. NULL if the skb would not map.
+ */
+static struct aead_request *eso_batch_req_init(struct eso_batch_req *br,
+					       struct crypto_aead *child,
+					       const struct ip_esp_hdr *esph,
+					       bool esn, u32 hi,
+					       struct sk_buff *skb, int off,
+					       int nfrags,
+					       unsigned int cryptlen)
+{
+	struct aead_request *req;
+	unsigned int adlen, i = 0;
+
+	br->ad[i++] = esph->spi;
+	if (esn)
+		br->ad[i++] = htonl(hi);
+	br->ad[i++] = esph->seq_no;
+	memcpy(&br->ad[i], br->iv, ESO_IVLEN);
+	adlen = (i + 2) * sizeof(__be32);
+
+	sg_init_table(br->sg, nfrags + 1);
+	sg_set_buf(br->sg, br->ad, adlen);
+	if (unlikely(skb_to_sgvec(skb, br->sg + 1, off, skb->len - off) < 0))
+		return NULL;
+
+	req = (void *)PTR_ALIGN((u8 *)(br->sg + nfrags + 1),
+				__alignof__(struct aead_request));
+	aead_request_set_tfm(req, child);
+	aead_request_set_callback(req, 0, NULL, NULL);
+	aead_request_set_crypt(req, br->sg, br->sg, cryptlen, br->iv);
+	aead_request_set_ad(req, adlen);
+	return req;
+}
+
 /* Set up @bs's request in @mem; the segment is prepared (padded). */
 static int eso_batch_setup(struct xfrm_state *x, struct crypto_aead *child,
 			   struct eso_batch_seg *bs, void *mem)
@@ -299,10 +337,8 @@ static int eso_batch_setup(struct xfrm_state *x, struct crypto_aead *child,
 	bool esn = x->props.flags & XFRM_STATE_ESN;
 	struct eso_batch_req *br = mem;
 	struct ip_esp_hdr *esph;
-	unsigned int adlen, i;
 	u32 hi = 0;
 	__be64 seq;
-	int nsg;
 
 	if (esn)
 		hi = xo->seq.hi + (bs->low < xo->seq.low);
@@ -313,27 +349,10 @@ static int eso_batch_setup(struct xfrm_state *x, struct crypto_aead *child,
 	esph = (struct ip_esp_hdr *)skb_transport_header(bs->skb);
 	memcpy(esph + 1, br->iv, ESO_IVLEN);
 
-	i = 0;
-	br->ad[i++] = esph->spi;
-	if (esn)
-		br->ad[i++] = htonl(hi);
-	br->ad[i++] = esph->seq_no;
-	memcpy(&br->ad[i], br->iv, ESO_IVLEN);
-	adlen = (i + 2) * sizeof(__be32);
-
-	sg_init_table(br->sg, bs->esp.nfrags + 1);
-	sg_set_buf(br->sg, br->ad, adlen);
-	nsg = skb_to_sgvec(bs->skb, br->sg + 1, 0, bs->skb->len);
-	if (unlikely(nsg < 0))
-		return nsg;
-
-	bs->req = (void *)PTR_ALIGN((u8 *)(br->sg + bs->esp.nfrags + 1),
-				    __alignof__(struct aead_request));
-	aead_request_set_tfm(bs->req, child);
-	aead_request_set_callback(bs->req, 0, NULL, NULL);
-	aead_request_set_crypt(bs->req, br->sg, br->sg, bs->esp.clen, br->iv);
-	aead_request_set_ad(bs->req, adlen);
-	return 0;
+	/* skb->data is the payload, behind the IV */
+	bs->req = eso_batch_req_init(br, child, esph, esn, hi, bs->skb, 0,
+				     bs->esp.nfrags, bs->esp.clen);
+	return bs->req ? 0 : -EINVAL;
 }
 
 /*
@@ -513,30 +532,13 @@ static struct aead_request *eso_rx_batch_setup(struct xfrm_state *x,
 {
 	const unsigned int hlen = sizeof(struct ip_esp_hdr) + ESO_IVLEN;
 	struct ip_esp_hdr *esph = (struct ip_esp_hdr *)skb->data;
+	bool esn = x->props.flags & XFRM_STATE_ESN;
 	struct eso_batch_req *br = mem;
-	struct aead_request *req;
-	unsigned int adlen, i = 0;
 
 	memcpy(br->iv, esph + 1, ESO_IVLEN);
-	br->ad[i++] = esph->spi;
-	if (x->props.flags & XFRM_STATE_ESN)
-		br->ad[i++] = htonl(xfrm_replay_seqhi(x, esph->seq_no));
-	br->ad[i++] = esph->seq_no;
-	memcpy(&br->ad[i], br->iv, ESO_IVLEN);
-	adlen = (i + 2) * sizeof(__be32);
-
-	sg_init_table(br->sg, nfrags + 1);
-	sg_set_buf(br->sg, br->ad, adlen);
-	if (unlikely(skb_to_sgvec(skb, br->sg + 1, hlen, skb->len - hlen) < 0))
-		return NULL;
-
-	req = (void *)PTR_ALIGN((u8 *)(br->sg + nfrags + 1),
-				__alignof__(struct aead_request));
-	aead_request_set_tfm(req, child);
-	aead_request_set_callback(req, 0, NULL, NULL);
-	aead_request_set_crypt(req, br->sg, br->sg, skb->len - hlen, br->iv);
-	aead_request_set_ad(req, adlen);
-	return req;
+	return eso_batch_req_init(br, child, esph, esn,
+				  esn ? xfrm_replay_seqhi(x, esph->seq_no) : 0,
+				  skb, hlen, nfrags, skb->len - hlen);
 }
 
 /* What xfrm_input() is to make of @skb's decryption status @err. */

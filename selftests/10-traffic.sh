@@ -7,12 +7,6 @@
 # ChaCha20-Poly1305 (the module's own AEAD) was encrypted in batches (tx_batched) and
 # decrypted in batches (rx_batched), and no other AEAD was.
 MB=${TRAFFIC_MB:-4}
-# retransmits that were not tail-loss probes: a short transfer often ends with one TLP
-# (TcpExtTCPLossProbes), which retransmits without any loss
-retrans() {
-	nsx "$1" nstat -az TcpRetransSegs TcpExtTCPLossProbes |
-		awk '/TcpRetransSegs/ {r = $2} /TcpExtTCPLossProbes/ {p = $2} END {print r - p}'
-}
 if ! ns_setup tso-off-both; then
 	t_fail "traffic: netns setup" "ns_setup failed"
 	return 0
@@ -29,7 +23,7 @@ for fam in $FAMILIES; do
 	tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets)
 	dc0=$(counter b rx_decrypted) cs0=$(counter b rx_csum_by_icv) bt0=$(counter a tx_batched)
 	rb0=$(counter b rx_batched)
-	xe0=$(xfrm_errors_total b) rt0=$(retrans a)
+	xe0=$(xfrm_errors_total b) rt0=$(tcp_retrans a)
 	sa0=0	# xfrm_setup installed fresh SAs
 	why=
 	t0=$(date +%s%N)
@@ -55,7 +49,7 @@ for fam in $FAMILIES; do
 		# retransmits beyond the odd spurious timeout under emulation (a segment
 		# corrupted by the module costs hundreds in 4 MiB).
 		t_expect "$name: no xfrm errors at the receiver" "$(xfrm_errors_total b)" -eq "$xe0"
-		rt1=$(retrans a)
+		rt1=$(tcp_retrans a)
 		t_expect "$name: at most 3 TCP retransmits other than tail-loss probes (+$((${rt1:-0} - ${rt0:-0})))" \
 			"$((${rt1:-999} - ${rt0:-0}))" -le 3
 		# the module's own ChaCha20-Poly1305 is encrypted a GSO packet at a time

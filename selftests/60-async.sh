@@ -21,16 +21,7 @@
 # default backlog and assert no loss at all. One more case forces the limit
 # down to 8 so that the pause-and-wake path is taken for certain.
 
-CU="python3 $(dirname "${BASH_SOURCE[0]:-$0}")/cryptouser.py"
 modprobe -q crypto_user; modprobe -q pcrypt
-
-# seqiv_driver AEAD: the driver behind "seqiv(AEAD)" (what esp4 allocates)
-seqiv_driver() {
-	awk -v want="seqiv($1)" '
-		/^name/ {n = $3} /^driver/ {d = $3}
-		/^priority/ {if (n == want && d !~ /^(pcrypt|cryptd)/ && $3 + 0 >= best) {best = $3 + 0; drv = d}}
-		END {print drv}' /proc/crypto
-}
 
 ofo() { nsx "$1" nstat -az TcpExtTCPOFOQueue | awk '/TcpExtTCPOFOQueue/ {print $2}'; }
 
@@ -100,7 +91,7 @@ async_case() {
 	xfrm_flush
 	ns_cleanup
 	# the SAs are gone once the xfrm GC ran; then the instance can go
-	for _ in 1 2 3 4 5 6 7 8 9 10; do $CU del "$inst" 2>/dev/null && break; sleep 0.5; done
+	pcrypt_del "$inst"
 }
 
 # Without a qdisc the stock kernel reports -ENOMEM for a packet that went to
@@ -120,7 +111,7 @@ noqueue_case() {
 	t_check "noqueue + async AEAD: dmesg says to add a qdisc" \
 		bash -c 'dmesg | grep -q "add a qdisc"'
 	xfrm_flush; ns_cleanup
-	for _ in 1 2 3 4 5 6 7 8 9 10; do $CU del "$inst" 2>/dev/null && break; sleep 0.5; done
+	pcrypt_del "$inst"
 }
 
 if ! have_module; then

@@ -4,16 +4,6 @@
 # unharmed), insmod under traffic (SAs created earlier keep the stock path,
 # nothing breaks), and a clean unload once the SAs are gone.
 
-# wait for the xfrm state GC to drop the module references of deleted SAs
-unload_module() {
-	local i
-	for i in $(seq 1 40); do
-		rmmod esp_swoffload 2>/dev/null && return 0
-		sleep 0.25
-	done
-	return 1
-}
-
 if ! have_module; then
 	t_skip "load/unload" "module not loaded"
 	return 0 2>/dev/null || exit 0

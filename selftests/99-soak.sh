@@ -16,37 +16,6 @@
 SOAK_STEP=${SOAK_STEP:-20}
 SOAK_FLOOD=${SOAK_FLOOD:-2000}
 INJ="python3 $(dirname "${BASH_SOURCE[0]:-$0}")/espinject.py"
-CU="python3 $(dirname "${BASH_SOURCE[0]:-$0}")/cryptouser.py"
-
-soak_retrans() {
-	nsx "$1" nstat -az TcpRetransSegs TcpExtTCPLossProbes |
-		awk '/TcpRetransSegs/ {r = $2} /TcpExtTCPLossProbes/ {p = $2} END {print r - p}'
-}
-
-# soak_pcrypt NAME: instantiate pcrypt over the driver esp4 would pick for NAME
-soak_pcrypt() {
-	local drv
-	drv=$(awk -v want="seqiv($1)" '
-		/^name/ {n = $3} /^driver/ {d = $3}
-		/^priority/ {if (n == want && d !~ /^(pcrypt|cryptd)/ && $3 + 0 >= best) {best = $3 + 0; drv = d}}
-		END {print drv}' /proc/crypto)
-	[ -n "$drv" ] && $CU add "pcrypt($drv)" && echo "pcrypt($drv)"
-}
-
-soak_unpcrypt() {
-	local i
-	for i in $(seq 20); do $CU del "$1" 2>/dev/null && return 0; sleep 0.5; done
-	return 1
-}
-
-soak_unload() {
-	local i
-	for i in $(seq 1 80); do
-		rmmod esp_swoffload 2>/dev/null && return 0
-		sleep 0.25
-	done
-	return 1
-}
 
 soak_round() {
 	local r=$1 algo=$2 mode=$3 fam=$4 what=$5 name dst cap= inst= fpid= drv_name
@@ -62,7 +31,8 @@ soak_round() {
 		case $algo in chacha) drv_name='rfc7539esp(chacha20,poly1305)' ;;
 		*) drv_name='rfc4106(gcm(aes))' ;; esac
 		xfrm_flush
-		inst=$(soak_pcrypt "$drv_name") || { t_fail "$name: pcrypt instance"; return; }
+		inst="pcrypt($(seqiv_driver "$drv_name"))"
+		$CU add "$inst" || { t_fail "$name: pcrypt instance $inst"; return; }
 		xfrm_setup "$algo" "$mode" "$fam" || { t_fail "$name: xfrm setup"; return; }
 	fi
 	dst=$ADDR_B
@@ -74,7 +44,7 @@ soak_round() {
 		want=$SOAK_FLOOD
 	fi
 	nsx a nstat -n > /dev/null
-	rt0=$(soak_retrans a) xe0=$(xfrm_errors_total b) tr0=$(counter b rx_drop_truncated)
+	rt0=$(tcp_retrans a) xe0=$(xfrm_errors_total b) tr0=$(counter b rx_drop_truncated)
 	tx0=$(( $(counter a tx_segments) + $(counter a tx_async) )) rx0=$(counter b rx_gro_packets)
 	if [ -n "$cap" ]; then
 		# fresh sequence numbers far ahead of the stream's: they pass the replay
@@ -85,7 +55,7 @@ soak_round() {
 	iperf_run a b "$dst" "$SOAK_STEP"
 	[ -n "$fpid" ] && wait "$fpid"
 	sleep 0.5
-	rt1=$(soak_retrans a) xe1=$(xfrm_errors_total b) tr1=$(counter b rx_drop_truncated)
+	rt1=$(tcp_retrans a) xe1=$(xfrm_errors_total b) tr1=$(counter b rx_drop_truncated)
 	tx1=$(( $(counter a tx_segments) + $(counter a tx_async) )) rx1=$(counter b rx_gro_packets)
 	t_expect "$name: stream ran ($((${IPERF_BPS:-0} / 1000000)) Mbit/s)" "${IPERF_BPS:-0}" -gt 1000000
 	t_expect "$name: at most 3 retransmits other than tail-loss probes (+$((rt1 - rt0)))" \
@@ -100,7 +70,7 @@ soak_round() {
 	fi
 	xfrm_flush
 	ns_cleanup
-	[ -n "$inst" ] && { soak_unpcrypt "$inst" || t_fail "$name: pcrypt instance removed"; }
+	[ -n "$inst" ] && { pcrypt_del "$inst" 20 || t_fail "$name: pcrypt instance removed"; }
 }
 
 if [ -z "${SOAK_MIN:-}" ]; then
@@ -124,7 +94,7 @@ else
 		soak_round "$r" "$algo" "$mode" "$fam" "$what"
 		r=$((r + 1))
 		if [ $((r % 4)) = 0 ]; then
-			if soak_unload && insmod "$ESP_MODULE"; then
+			if unload_module 80 && insmod "$ESP_MODULE"; then
 				t_ok "after round $((r - 1)): module unloaded and loaded again"
 			else
 				t_fail "after round $((r - 1)): module unloaded and loaded again" \

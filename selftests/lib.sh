@@ -27,6 +27,11 @@
 #   xfrm_errors NS                  the non-zero lines of /proc/net/xfrm_stat
 #   xfrm_errors_total NS            their sum
 #   link_stat NS DEV rx|tx FIELD    e.g. link_stat a va tx dropped
+#   tcp_retrans NS                  TCP retransmits other than tail-loss probes, so far
+# Module and crypto:
+#   unload_module [TRIES]           rmmod esp_swoffload, retrying every 0.25 s (40 tries)
+#   seqiv_driver AEAD               driver behind "seqiv(AEAD)" (not pcrypt/cryptd)
+#   $CU add|del INSTANCE            crypto_user; pcrypt_del INSTANCE [TRIES] retries del
 # Traffic:
 #   xfer SRC_NS DST_NS DST_IP MB    TCP-transfer MB MiB of random data (socat), compare
 #                                   sha256 end to end; rc 0 if equal, else XFER_WHY says why
@@ -291,6 +296,42 @@ xfrm_errors_total() {
 }
 link_stat() {
 	ip -n "$1" -s -j link show "$2" | jq -r ".[0].stats64.$3.$4 // empty"
+}
+# a short transfer often ends with one tail-loss probe (TcpExtTCPLossProbes), which
+# TcpRetransSegs counts although nothing was lost
+tcp_retrans() {
+	nsx "$1" nstat -az TcpRetransSegs TcpExtTCPLossProbes |
+		awk '/TcpRetransSegs/ {r = $2} /TcpExtTCPLossProbes/ {p = $2} END {print r - p}'
+}
+
+# ---------------------------------------------------------------- module, crypto
+# the xfrm state GC drops deleted SAs' module references a little later
+unload_module() {
+	local i
+	for i in $(seq 1 "${1:-40}"); do
+		rmmod esp_swoffload 2>/dev/null && return 0
+		sleep 0.25
+	done
+	return 1
+}
+
+# seqiv_driver AEAD: the driver behind "seqiv(AEAD)" (what esp4 allocates)
+seqiv_driver() {
+	awk -v want="seqiv($1)" '
+		/^name/ {n = $3} /^driver/ {d = $3}
+		/^priority/ {if (n == want && d !~ /^(pcrypt|cryptd)/ && $3 + 0 >= best) {best = $3 + 0; drv = d}}
+		END {print drv}' /proc/crypto
+}
+
+CU="python3 $(dirname "${BASH_SOURCE[0]}")/cryptouser.py"
+# pcrypt_del INSTANCE [TRIES]: SAs using it go once the xfrm GC ran; then it can go
+pcrypt_del() {
+	local i
+	for i in $(seq 1 "${2:-10}"); do
+		$CU del "$1" 2>/dev/null && return 0
+		sleep 0.5
+	done
+	return 1
 }
 
 # ---------------------------------------------------------------- traffic
