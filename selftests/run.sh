@@ -56,7 +56,7 @@ for f in "$HERE"/[0-9][0-9]-*.sh; do
 	fi
 	. "$HERE/lib.sh"; ns_cleanup
 	if dmesg | grep -qE 'BUG:|WARNING:|Oops|general protection|KASAN|refcount_t'; then
-		t_fail "$b: kernel log clean" "$(dmesg | grep -E -A8 'BUG:|WARNING:|Oops|general protection|KASAN|refcount_t' | head -40)"
+		t_fail "$b: kernel log clean" "$(dmesg | grep -E -A40 'BUG:|WARNING:|Oops|general protection|KASAN|refcount_t' | head -80)"
 		dmesg -C
 	fi
 done
