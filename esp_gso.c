@@ -226,14 +226,26 @@ bad:
 	return ERR_PTR(-EINVAL);
 }
 
+static struct sk_buff *eso_gso_segment_timed(struct sk_buff *skb,
+					     netdev_features_t features,
+					     bool ipv6)
+{
+	struct net *net = dev_net(skb->dev);
+	u64 t0 = eso_stage_start();
+	struct sk_buff *segs = eso_gso_segment(skb, features, ipv6);
+
+	eso_stage_end(net, ESO_NS_TX_SEGMENT, t0);
+	return segs;
+}
+
 struct sk_buff *eso_gso_segment4(struct sk_buff *skb,
 				 netdev_features_t features)
 {
-	return eso_gso_segment(skb, features, false);
+	return eso_gso_segment_timed(skb, features, false);
 }
 
 struct sk_buff *eso_gso_segment6(struct sk_buff *skb,
 				 netdev_features_t features)
 {
-	return eso_gso_segment(skb, features, true);
+	return eso_gso_segment_timed(skb, features, true);
 }

@@ -6,6 +6,7 @@
  * lock and dirties no shared cache line; a reader sums over all CPUs.
  */
 
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -43,7 +44,16 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_RX_DROP_BACKLOG]	= "rx_drop_backlog",
 	[ESO_RX_STEERED]	= "rx_steered",
 	[ESO_FALLBACK_GSO_BAD]	= "fallback_gso_bad",
+	[ESO_NS_TX_SEGMENT]	= "ns_tx_segment",
+	[ESO_NS_TX_XMIT]	= "ns_tx_xmit",
+	[ESO_NS_RX_GRO]		= "ns_rx_gro",
+	[ESO_NS_RX_INPUT]	= "ns_rx_input",
 };
+
+bool eso_stage_timing;
+module_param_named(stage_timing, eso_stage_timing, bool, 0644);
+MODULE_PARM_DESC(stage_timing,
+		 "Count the ns spent in each stage in the ns_* counters (default: N)");
 
 void eso_count_add(const struct net *net, enum eso_counter c, u64 n)
 {

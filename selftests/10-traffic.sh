@@ -73,4 +73,24 @@ for fam in $FAMILIES; do
 done
 done
 done
+
+# stage_timing: the ns_* counters (make profile) grow with it on, and only then
+ns_sum() { echo $(( $(counter a "$1") + $(counter b "$1") )); }
+if have_module && xfrm_setup gcm128 transport 4 2> /dev/null; then
+	P=/sys/module/esp_swoffload/parameters/stage_timing
+	for on in 0 1; do
+		echo $on > $P
+		for st in ns_tx_segment ns_tx_xmit ns_rx_gro ns_rx_input; do eval "${st}_0=\$(ns_sum $st)"; done
+		xfer a b "$IP4_B" 1 || t_diag "stage timing: transfer failed: $XFER_WHY"
+		for st in ns_tx_segment ns_tx_xmit ns_rx_gro ns_rx_input; do
+			eval "v0=\$${st}_0"; v1=$(ns_sum $st)
+			if [ $on = 1 ]; then
+				t_expect "stage timing on: $st grows (+$((v1 - v0)) ns)" "$v1" -gt "$v0"
+			else
+				t_expect "stage timing off: $st stays" "$v1" -eq "$v0"
+			fi
+		done
+	done
+	echo 0 > $P
+fi
 xfrm_flush
