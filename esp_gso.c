@@ -17,6 +17,7 @@
  */
 
 #include <crypto/aead.h>
+#include <linux/module.h>
 #include <linux/skbuff.h>
 #include <net/esp.h>
 #include <net/ip.h>
@@ -163,6 +164,11 @@ static int eso_number_segments(struct sk_buff *segs, unsigned int esp_off,
 	return n;
 }
 
+static bool tx_sg = true;
+module_param(tx_sg, bool, 0644);
+MODULE_PARM_DESC(tx_sg,
+		 "Segments encrypted one by one keep the TCP pages; encryption copies them (default: Y)");
+
 static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 				       netdev_features_t features, bool ipv6)
 {
@@ -195,12 +201,18 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	xo->flags |= XFRM_GSO_SEGMENT;
 
 	/*
-	 * Segments are encrypted in place, so they must be linear copies
-	 * with a software checksum: the copy and the checksum are one pass
-	 * (skb_copy_and_csum_bits) and the pages of the TCP write queue are
-	 * never written to.
+	 * The inner checksum is computed here, in software. The batch
+	 * encrypts in place, so its segments must be linear copies (the copy
+	 * and the checksum are one pass, skb_copy_and_csum_bits) and the
+	 * pages of the TCP write queue are never written to. The per-segment
+	 * path, esp_output_head/tail, encrypts a segment with page fragments
+	 * out of place into pages of the SA's own: those segments may keep
+	 * TCP's pages, and segmentation only reads them for the checksum.
 	 */
-	features &= ~(NETIF_F_SG | NETIF_F_CSUM_MASK | NETIF_F_SCTP_CRC);
+	batch_aead = eso_batch_aead(x);
+	features &= ~(NETIF_F_CSUM_MASK | NETIF_F_SCTP_CRC);
+	if (batch_aead || !READ_ONCE(tx_sg))
+		features &= ~NETIF_F_SG;
 	segs = eso_segment_inner(x, skb, features, ipv6);
 	if (IS_ERR_OR_NULL(segs))
 		goto bad;
@@ -216,7 +228,6 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 		goto bad;
 	}
 	eso_count(net, ESO_TX_GSO_SKBS);
-	batch_aead = eso_batch_aead(x);
 	if (batch_aead)
 		return eso_encrypt_segments(x, batch_aead, segs, esp_off, ipv6);
 	return segs;
