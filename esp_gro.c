@@ -137,6 +137,8 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 		XFRM_SPI_SKB_CB(skb)->daddroff = offsetof(struct iphdr, daddr);
 	}
 	XFRM_SPI_SKB_CB(skb)->seq = seq;
+	if (eso_null_nocrypt(x))
+		eso_rx_null_done(x, skb);
 	eso_count(net, ESO_RX_GRO_PACKETS);
 
 	/*

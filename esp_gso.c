@@ -230,6 +230,8 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	eso_count(net, ESO_TX_GSO_SKBS);
 	if (batch_aead)
 		return eso_encrypt_segments(x, batch_aead, segs, esp_off, ipv6);
+	if (eso_null_nocrypt(x))
+		return eso_null_segments(x, segs, esp_off, ipv6);
 	return segs;
 
 bad:

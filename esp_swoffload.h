@@ -28,12 +28,14 @@ enum eso_counter {
 	ESO_TX_GSO_SKBS,	/* GSO super-packets segmented by us */
 	ESO_TX_SEGMENTS,	/* ESP packets encrypted by us */
 	ESO_TX_BATCHED,		/* ...of which in one batch per GSO packet */
+	ESO_TX_NULL,		/* ...of which esp-null, without a crypto call */
 	ESO_TX_ASYNC,		/* encryptions completed asynchronously */
 	ESO_TX_ASYNC_NOQUEUE,	/* ... on a device without a qdisc (broken) */
 	ESO_TX_ERRORS,		/* encryptions that failed; skb dropped */
 	ESO_RX_GRO_PACKETS,	/* ESP packets taken at GRO, handed to xfrm */
 	ESO_RX_DECRYPTED,	/* our SAs' packets xfrm decrypted and verified */
 	ESO_RX_BATCHED,		/* ...decrypted by us in one batch per run */
+	ESO_RX_NULL,		/* esp-null packets given to xfrm as CRYPTO_DONE */
 	ESO_RX_CSUM_BY_ICV,	/* inner checksums vouched for by the ICV */
 	ESO_RX_ASYNC,		/* decryptions completed asynchronously */
 	ESO_RX_ASYNC_THROTTLED,	/* RX paused: too many async decryptions */
@@ -107,6 +109,10 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 				     struct crypto_aead *child,
 				     struct sk_buff *segs,
 				     unsigned int esp_off, bool ipv6);
+bool eso_null_nocrypt(const struct xfrm_state *x);
+struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
+				  unsigned int esp_off, bool ipv6);
+void eso_rx_null_done(struct xfrm_state *x, struct sk_buff *skb);
 /* Most packets decrypted in one batch on RX (rx_steer.c takes runs). */
 #define ESO_RX_RUN 32
 struct crypto_aead *eso_rx_batch_aead(struct xfrm_state *x);

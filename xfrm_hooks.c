@@ -112,6 +112,36 @@ static void eso_async_on_noqueue(struct net *net, const struct net_device *dev)
 }
 
 /*
+ * esp-null. An SA with ecb(cipher_null) and no authentication has nothing
+ * to encrypt and no ICV, yet esp4/esp6 walk every packet through
+ * authenc(digest_null,ecb(cipher_null)): a request and a scatterlist per
+ * packet and, for a segment that keeps TCP's pages, a copy of its payload
+ * into pages of the SA's own (out of place). With null_nocrypt the module
+ * leaves that walk out. On TX each segment only gets its trailer, at
+ * segmentation, and keeps pointing at TCP's pages: the checksum pass is
+ * the only pass over the payload. On RX the GRO callback marks the packet
+ * CRYPTO_DONE, as a NIC marks what it decrypted, and xfrm_input() checks
+ * the replay window and strips the trailer (input_tail).
+ */
+static bool null_nocrypt = true;
+module_param(null_nocrypt, bool, 0644);
+MODULE_PARM_DESC(null_nocrypt,
+		 "Carry esp-null SAs (no cipher, no auth) without the crypto API (default: Y)");
+
+/* Whether @x is esp-null that the module carries without a crypto call. */
+bool eso_null_nocrypt(const struct xfrm_state *x)
+{
+	struct crypto_aead *aead = x->data;
+
+	if (!READ_ONCE(null_nocrypt) || x->aead || x->encap || !x->ealg ||
+	    x->props.ealgo != SADB_EALG_NULL)
+		return false;
+	if (x->aalg && x->props.aalgo != SADB_X_AALG_NULL)
+		return false;
+	return !crypto_aead_ivsize(aead) && !crypto_aead_authsize(aead);
+}
+
+/*
  * Everything before the encryption of one segment (skb->data at the
  * payload, the ESP header in front of it): padding, next header, TFC
  * padding and the room for the ICV, by esp4/esp6's esp_output_head().
@@ -175,6 +205,11 @@ static int eso_output_finish(struct xfrm_state *x, struct sk_buff *skb,
 	 * Once the AEAD returns -EINPROGRESS its completion may already have
 	 * sent and freed the skb on another CPU: look at it before.
 	 */
+	if (eso_null_nocrypt(x)) {
+		/* esp-null: the trailer is all there was to add */
+		eso_count(net, ESO_TX_NULL);
+		goto done;
+	}
 	dev = skb->dev;
 	has_queue = eso_dev_has_queue(skb);
 	err = ipv6 ? esp6_output_tail(x, skb, esp) :
@@ -187,7 +222,7 @@ static int eso_output_finish(struct xfrm_state *x, struct sk_buff *skb,
 	}
 	if (err)
 		return err;
-
+done:
 	secpath_reset(skb);
 	eso_count(net, ESO_TX_SEGMENTS);
 	return 0;
@@ -358,6 +393,22 @@ static int eso_batch_setup(struct xfrm_state *x, struct crypto_aead *child,
 }
 
 /*
+ * What xfrm_outer_mode_prep() does before type_offload->xmit(): the
+ * transport header at the ESP header, skb->data at the payload behind
+ * the @ivlen bytes of IV. eso_batch_restore_data() undoes it.
+ */
+static void eso_seg_to_payload(struct eso_batch_seg *bs, unsigned int esp_off,
+			       unsigned int ivlen)
+{
+	struct sk_buff *skb = bs->skb;
+	unsigned char *esph = skb_mac_header(skb) + esp_off;
+
+	bs->data_off = skb->data - skb_mac_header(skb);
+	skb_set_transport_header(skb, esph - skb->data);
+	__skb_pull(skb, esph + sizeof(struct ip_esp_hdr) + ivlen - skb->data);
+}
+
+/*
  * Prepare @bs (padding, trailer, ICV room). A segment that cannot be
  * encrypted in place is encrypted on its own right away, as eso_xmit()
  * would. Returns 0 if the segment is to join the batch.
@@ -366,16 +417,10 @@ static int eso_batch_prepare(struct xfrm_state *x, struct eso_batch_seg *bs,
 			     unsigned int esp_off, bool ipv6)
 {
 	struct sk_buff *skb = bs->skb;
-	unsigned char *esph = skb_mac_header(skb) + esp_off;
 	bool linear;
 	s64 low;
 
-	/* what xfrm_outer_mode_prep() does before type_offload->xmit() */
-	bs->data_off = skb->data - skb_mac_header(skb);
-	skb_set_transport_header(skb, esph - skb->data);
-	__skb_pull(skb, esph + sizeof(struct ip_esp_hdr) + ESO_IVLEN -
-			skb->data);
-
+	eso_seg_to_payload(bs, esp_off, ESO_IVLEN);
 	linear = !skb_is_nonlinear(skb);
 	low = eso_output_prepare(x, skb, ipv6, &bs->esp);
 	if (low < 0)
@@ -484,6 +529,37 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 }
 
 /*
+ * Finish the segments @segs of one super-packet of the esp-null SA @x:
+ * trailer only. Returns the finished ones; failed ones are freed, counted.
+ */
+struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
+				  unsigned int esp_off, bool ipv6)
+{
+	struct sk_buff *skb, *next, *head = NULL, **tail = &head;
+	struct net *net = xs_net(x);
+
+	skb_list_walk_safe(segs, skb, next) {
+		struct eso_batch_seg bs = { .skb = skb };
+
+		skb_mark_not_on_list(skb);
+		eso_seg_to_payload(&bs, esp_off, 0);
+		if (eso_output_prepare(x, skb, ipv6, &bs.esp) < 0) {
+			eso_count(net, ESO_TX_ERRORS);
+			kfree_skb(skb);
+			continue;
+		}
+		/* finished: validate_xmit_xfrm() lets it through as it is */
+		secpath_reset(skb);
+		eso_count(net, ESO_TX_SEGMENTS);
+		eso_count(net, ESO_TX_NULL);
+		eso_batch_restore_data(&bs);
+		*tail = skb;
+		tail = &skb->next;
+	}
+	return head ? head : ERR_PTR(-EINVAL);
+}
+
+/*
  * RX batch: the packets of one SA that wait together in rx_steer.c's queue
  * are decrypted in one esp_chacha_batch() call before xfrm sees them, each
  * exactly as esp_input() would (same associated data, in place, after
@@ -560,6 +636,13 @@ static void eso_rx_mark_done(struct xfrm_state *x, struct sk_buff *skb,
 			     CRYPTO_TRANSPORT_ESP_AUTH_FAILED;
 	else
 		xo->status = CRYPTO_INVALID_PROTOCOL;
+}
+
+/* An esp-null packet (eso_null_nocrypt()): nothing to decrypt or verify. */
+void eso_rx_null_done(struct xfrm_state *x, struct sk_buff *skb)
+{
+	eso_rx_mark_done(x, skb, 0);
+	eso_count(xs_net(x), ESO_RX_NULL);
 }
 
 /*

@@ -5,7 +5,8 @@
 # rx_decrypted in b; and that b trusted the inner checksums on the strength of the ICV
 # (rx_csum_by_icv) exactly when the SA has one (not for esp-null without auth); and that
 # ChaCha20-Poly1305 (the module's own AEAD) was encrypted in batches (tx_batched) and
-# decrypted in batches (rx_batched), and no other AEAD was.
+# decrypted in batches (rx_batched), and no other AEAD was; and that esp-null went
+# without the crypto API (tx_null, rx_null for every packet taken at GRO), and nothing else.
 MB=${TRAFFIC_MB:-4}
 if ! ns_setup tso-off-both; then
 	t_fail "traffic: netns setup" "ns_setup failed"
@@ -22,7 +23,7 @@ for fam in $FAMILIES; do
 	fi
 	tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets)
 	dc0=$(counter b rx_decrypted) cs0=$(counter b rx_csum_by_icv) bt0=$(counter a tx_batched)
-	rb0=$(counter b rx_batched)
+	rb0=$(counter b rx_batched) tn0=$(counter a tx_null) rn0=$(counter b rx_null)
 	xe0=$(xfrm_errors_total b) rt0=$(tcp_retrans a)
 	sa0=0	# xfrm_setup installed fresh SAs
 	why=
@@ -37,7 +38,7 @@ for fam in $FAMILIES; do
 	if [ -n "$ESP_MODULE" ] || have_module; then
 		tx1=$(counter a tx_segments) rx1=$(counter b rx_gro_packets)
 		dc1=$(counter b rx_decrypted) cs1=$(counter b rx_csum_by_icv) bt1=$(counter a tx_batched)
-		rb1=$(counter b rx_batched)
+		rb1=$(counter b rx_batched) tn1=$(counter a tx_null) rn1=$(counter b rx_null)
 		t_diag "$name: tx_segments(a) ${tx0:-?} -> ${tx1:-?}, rx_gro_packets(b) ${rx0:-?} -> ${rx1:-?}"
 		t_diag "$name: rx_decrypted(b) ${dc0:-?} -> ${dc1:-?}, rx_csum_by_icv(b) ${cs0:-?} -> ${cs1:-?}"
 		why=
@@ -64,7 +65,12 @@ for fam in $FAMILIES; do
 		fi
 		if [ "$algo" = null ]; then
 			t_expect "$name: no ICV, rx_csum_by_icv stays" "$cs1" -eq "${cs0:-missing}"
+			t_expect "$name: segments sent without a crypto call (tx_null +$((${tn1:-0} - ${tn0:-0})))" "$tn1" -gt "${tn0:-missing}"
+			t_expect "$name: packets received without a crypto call (rx_null +$((${rn1:-0} - ${rn0:-0})) of rx_gro_packets +$((${rx1:-0} - ${rx0:-0})))" \
+				"$((${rn1:-0} - ${rn0:-0}))" -eq "$((${rx1:-0} - ${rx0:-0}))"
 		else
+			t_expect "$name: crypto for every packet (tx_null +$((${tn1:-0} - ${tn0:-0})), rx_null +$((${rn1:-0} - ${rn0:-0})))" \
+				"$(( ${tn1:-1} - ${tn0:-0} + ${rn1:-1} - ${rn0:-0} ))" -eq 0
 			t_expect "$name: rx_csum_by_icv grows" "$cs1" -gt "${cs0:-missing}"
 		fi
 	else
