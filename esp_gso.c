@@ -201,17 +201,17 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	xo->flags |= XFRM_GSO_SEGMENT;
 
 	/*
-	 * The inner checksum is computed here, in software. Segments keep
-	 * TCP's pages as fragments: both esp_output_head/tail and the batch
-	 * encrypt such a segment out of place into pages of the SA's own, so
-	 * the pages of the TCP write queue are never written to, and the
-	 * only pass segmentation makes over the payload is the checksum's.
-	 * With tx_sg=N segmentation copies instead (copy and checksum in one
-	 * pass) and encryption runs in place on the copy.
+	 * The inner checksum is computed here, in software. The batch
+	 * encrypts in place, so its segments must be linear copies (the copy
+	 * and the checksum are one pass, skb_copy_and_csum_bits) and the
+	 * pages of the TCP write queue are never written to. The per-segment
+	 * path, esp_output_head/tail, encrypts a segment with page fragments
+	 * out of place into pages of the SA's own: those segments may keep
+	 * TCP's pages, and segmentation only reads them for the checksum.
 	 */
 	batch_aead = eso_batch_aead(x);
 	features &= ~(NETIF_F_CSUM_MASK | NETIF_F_SCTP_CRC);
-	if (!READ_ONCE(tx_sg))
+	if (batch_aead || !READ_ONCE(tx_sg))
 		features &= ~NETIF_F_SG;
 	segs = eso_segment_inner(x, skb, features, ipv6);
 	if (IS_ERR_OR_NULL(segs))

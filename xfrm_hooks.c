@@ -292,7 +292,6 @@ struct eso_batch_seg {
 	unsigned int data_off;		/* skb->data - mac header on entry */
 	u32 low;
 	int err;
-	bool oop;			/* encrypted out of place */
 };
 
 /* One segment's request, IV, associated data and scatterlist, in @mem. */
@@ -307,16 +306,10 @@ struct eso_batch_req {
 #define ESO_BATCH_ALIGN max(__alignof__(struct aead_request), \
 			    __alignof__(struct eso_batch_req))
 
-/*
- * Scatterlist entries per request: the associated data and @nfrags for the
- * source, as many again for an out-of-place destination (TX).
- */
-#define ESO_BATCH_NSG(nfrags) (2 * ((nfrags) + 1))
-
 static size_t eso_batch_req_size(struct crypto_aead *child, int nfrags)
 {
 	return ALIGN(ALIGN(struct_size((struct eso_batch_req *)NULL, sg,
-				       ESO_BATCH_NSG(nfrags)),
+				       nfrags + 1),
 			   __alignof__(struct aead_request)) +
 		     sizeof(struct aead_request) + crypto_aead_reqsize(child),
 		     ESO_BATCH_ALIGN);
@@ -337,8 +330,8 @@ static void eso_batch_restore_data(struct eso_batch_seg *bs)
 /*
  * Fill @br (whose IV is set) with the associated data rfc7539esp expects
  * under seqiv: spi, [seq hi,] seq, IV; and a request for @cryptlen bytes
- * of @skb from @off, in place, in the first @nfrags + 1 entries of the
- * room eso_batch_req_size() made. NULL if the skb would not map.
+ * of @skb from @off, in place, in the @nfrags + 1 entries that
+ * eso_batch_req_size() made room for. NULL if the skb would not map.
  */
 static struct aead_request *eso_batch_req_init(struct eso_batch_req *br,
 					       struct crypto_aead *child,
@@ -363,68 +356,13 @@ static struct aead_request *eso_batch_req_init(struct eso_batch_req *br,
 	if (unlikely(skb_to_sgvec(skb, br->sg + 1, off, skb->len - off) < 0))
 		return NULL;
 
-	req = (void *)PTR_ALIGN((u8 *)(br->sg + ESO_BATCH_NSG(nfrags)),
+	req = (void *)PTR_ALIGN((u8 *)(br->sg + nfrags + 1),
 				__alignof__(struct aead_request));
 	aead_request_set_tfm(req, child);
 	aead_request_set_callback(req, 0, NULL, NULL);
 	aead_request_set_crypt(req, br->sg, br->sg, cryptlen, br->iv);
 	aead_request_set_ad(req, adlen);
 	return req;
-}
-
-/*
- * Drop the references an out-of-place request's source held on the pages
- * that were the segment's fragments: every source entry but the
- * associated data and the linear part, which the skb keeps (as
- * esp_ssg_unref() does for esp_output_tail()).
- */
-static void eso_batch_put_src(struct aead_request *req, struct sk_buff *skb)
-{
-	struct scatterlist *sg = sg_next(req->src);
-
-	if (sg && skb_headlen(skb))
-		sg = sg_next(sg);
-	for (; sg; sg = sg_next(sg))
-		put_page(sg_page(sg));
-}
-
-/*
- * Out of place, as esp_output_tail() does it: the segment's page fragments
- * (TCP's pages and the trailer's) stay the source, already mapped in the
- * request's source list; the skb gets one fresh page of the SA's own for
- * all of them, mapped in @dsg, and the AEAD writes the cipher text there.
- * The source pages are released after encryption (eso_batch_put_src()).
- */
-static int eso_batch_set_dst(struct xfrm_state *x, struct eso_batch_seg *bs,
-			     struct scatterlist *dsg)
-{
-	struct aead_request *req = bs->req;
-	struct sk_buff *skb = bs->skb;
-	struct page_frag *pfrag = &x->xfrag;
-	unsigned int allocsize = ALIGN(skb->data_len, L1_CACHE_BYTES);
-	struct page *page;
-
-	spin_lock_bh(&x->lock);
-	if (unlikely(!skb_page_frag_refill(allocsize, pfrag, GFP_ATOMIC))) {
-		spin_unlock_bh(&x->lock);
-		return -ENOMEM;
-	}
-	page = pfrag->page;
-	get_page(page);
-	/* the fragments' references now belong to the source list */
-	skb_shinfo(skb)->nr_frags = 1;
-	__skb_fill_page_desc(skb, 0, page, pfrag->offset, skb->data_len);
-	pfrag->offset += allocsize;
-	spin_unlock_bh(&x->lock);
-
-	sg_init_table(dsg, bs->esp.nfrags + 1);
-	sg_set_buf(dsg, sg_virt(req->src), req->src->length);
-	if (unlikely(skb_to_sgvec(skb, dsg + 1, 0, skb->len) < 0)) {
-		eso_batch_put_src(req, skb);
-		return -EINVAL;
-	}
-	aead_request_set_crypt(req, req->src, dsg, req->cryptlen, req->iv);
-	return 0;
 }
 
 /* Set up @bs's request in @mem; the segment is prepared (padded). */
@@ -451,13 +389,7 @@ static int eso_batch_setup(struct xfrm_state *x, struct crypto_aead *child,
 	/* skb->data is the payload, behind the IV */
 	bs->req = eso_batch_req_init(br, child, esph, esn, hi, bs->skb, 0,
 				     bs->esp.nfrags, bs->esp.clen);
-	if (!bs->req)
-		return -EINVAL;
-	if (bs->oop && eso_batch_set_dst(x, bs, br->sg + bs->esp.nfrags + 1)) {
-		bs->req = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	return bs->req ? 0 : -EINVAL;
 }
 
 /*
@@ -477,8 +409,9 @@ static void eso_seg_to_payload(struct eso_batch_seg *bs, unsigned int esp_off,
 }
 
 /*
- * Prepare @bs (padding, trailer, ICV room) to join the batch. Returns 0,
- * or < 0 if the segment is to be dropped.
+ * Prepare @bs (padding, trailer, ICV room). A segment that cannot be
+ * encrypted in place is encrypted on its own right away, as eso_xmit()
+ * would. Returns 0 if the segment is to join the batch.
  */
 static int eso_batch_prepare(struct xfrm_state *x, struct eso_batch_seg *bs,
 			     unsigned int esp_off, bool ipv6)
@@ -494,14 +427,17 @@ static int eso_batch_prepare(struct xfrm_state *x, struct eso_batch_seg *bs,
 		return low;
 	bs->low = low;
 	/*
-	 * A segment with page fragments has esp_output_head() append the
-	 * trailer as a page fragment of the SA's own and ask for out-of-place
-	 * encryption: the other fragments are TCP's pages, which must not be
-	 * written. A segment that was linear has no fragment but that
-	 * trailer, so in place is safe.
+	 * Without tailroom for the trailer, esp_output_head() appends it as a
+	 * page fragment of the SA's own and asks for out-of-place encryption,
+	 * because other fragments may be pages the skb does not own. A
+	 * segment that was linear (the rule here: segmentation copies) has
+	 * no other fragment, so in place is safe.
 	 */
-	bs->oop = !bs->esp.inplace && !linear;
-	return 0;
+	if (bs->esp.inplace || linear)
+		return 0;
+
+	low = eso_output_finish(x, skb, ipv6, &bs->esp, bs->low, true);
+	return low ? low : 1;
 }
 
 /*
@@ -567,8 +503,6 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 	for (i = 0, nreq = 0; i < n; i++) {
 		skb = bs[i].skb;
 		if (bs[i].req) {
-			if (bs[i].oop)
-				eso_batch_put_src(bs[i].req, skb);
 			bs[i].err = errs[nreq++];
 			if (!bs[i].err) {
 				/* the outer length: see eso_output_finish() */
