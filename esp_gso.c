@@ -164,11 +164,6 @@ static int eso_number_segments(struct sk_buff *segs, unsigned int esp_off,
 	return n;
 }
 
-static bool tx_sg = true;
-module_param(tx_sg, bool, 0644);
-MODULE_PARM_DESC(tx_sg,
-		 "Segments encrypted one by one keep the TCP pages; encryption copies them (default: Y)");
-
 static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 				       netdev_features_t features, bool ipv6)
 {
@@ -179,6 +174,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	struct sec_path *sp;
 	struct xfrm_state *x;
 	struct sk_buff *segs;
+	bool nocrypt;
 	int n;
 
 	if (!xo || !(skb_shinfo(skb)->gso_type & SKB_GSO_ESP))
@@ -201,17 +197,19 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	xo->flags |= XFRM_GSO_SEGMENT;
 
 	/*
-	 * The inner checksum is computed here, in software. The batch
-	 * encrypts in place, so its segments must be linear copies (the copy
-	 * and the checksum are one pass, skb_copy_and_csum_bits) and the
-	 * pages of the TCP write queue are never written to. The per-segment
-	 * path, esp_output_head/tail, encrypts a segment with page fragments
-	 * out of place into pages of the SA's own: those segments may keep
-	 * TCP's pages, and segmentation only reads them for the checksum.
+	 * The inner checksum is computed here, in software. Segments to be
+	 * encrypted are linear copies, encrypted in place: the copy and the
+	 * checksum are one pass (skb_copy_and_csum_bits) and the pages of
+	 * the TCP write queue are never written to. Encrypting out of place
+	 * from TCP's pages instead, as esp_output_tail() can, measured no
+	 * cheaper than the copy (README, "Where the time goes"). esp-null
+	 * segments carried without a crypto call are never written to at
+	 * all: they keep TCP's pages, and the checksum is the one pass.
 	 */
 	batch_aead = eso_batch_aead(x);
+	nocrypt = !batch_aead && eso_null_nocrypt(x);
 	features &= ~(NETIF_F_CSUM_MASK | NETIF_F_SCTP_CRC);
-	if (batch_aead || !READ_ONCE(tx_sg))
+	if (!nocrypt)
 		features &= ~NETIF_F_SG;
 	segs = eso_segment_inner(x, skb, features, ipv6);
 	if (IS_ERR_OR_NULL(segs))
@@ -230,7 +228,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	eso_count(net, ESO_TX_GSO_SKBS);
 	if (batch_aead)
 		return eso_encrypt_segments(x, batch_aead, segs, esp_off, ipv6);
-	if (eso_null_nocrypt(x))
+	if (nocrypt)
 		return eso_null_segments(x, segs, esp_off, ipv6);
 	return segs;
 
