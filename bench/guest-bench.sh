@@ -112,18 +112,28 @@ add_sa() {
 # busy jiffies (user+nice+system+irq+softirq) over all CPUs
 busy_jiffies() { awk '$1=="cpu"{print $2+$3+$4+$7+$8; exit}' /proc/stat; }
 
-# snap FILE: /proc/net/esp_swoffload of netns a and b, prefixed "a " / "b " (module mode only)
+# snap FILE: the veth drop counters of both ends (every mode) and /proc/net/esp_swoffload
+# (module mode), per netns, prefixed "a " / "b "
 snap() {
+	local ns dev st
 	: >"$1"
+	for ns in a b; do
+		dev=v$ns
+		for st in tx_dropped rx_dropped; do
+			echo "$ns veth_$st $(ip netns exec $ns cat /sys/class/net/$dev/statistics/$st 2>/dev/null || echo 0)" >>"$1"
+		done
+	done
 	[ "$CUR_MODE" = module ] || return 0
 	ip netns exec a cat /proc/net/esp_swoffload 2>/dev/null | sed 's/^/a /' >>"$1"
 	ip netns exec b cat /proc/net/esp_swoffload 2>/dev/null | sed 's/^/b /' >>"$1"
 }
-# deltas BEFORE AFTER -> "tx_segments(a) rx_gro_packets(b) fallback_*+rx_drop_*(a+b)"
+# deltas BEFORE AFTER ->
+#   "tx_segments(a) rx_gro_packets(b) fallback_*+rx_drop_*(a+b) veth_*_dropped(a+b)"
 deltas() {
 	awk 'FNR==NR{v0[$1" "$2]=$3; next} {d[$1" "$2]=$3-v0[$1" "$2]}
-	     END{for(k in d){split(k,p," "); if(p[2]~/^(fallback_|rx_drop_)/) f+=d[k]}
-	         printf "%d %d %d", d["a tx_segments"], d["b rx_gro_packets"], f}' "$1" "$2"
+	     END{for(k in d){split(k,p," "); if(p[2]~/^(fallback_|rx_drop_)/) f+=d[k]
+	                     if(p[2]~/^veth_/) v+=d[k]}
+	         printf "%d %d %d %d", d["a tx_segments"], d["b rx_gro_packets"], f, v}' "$1" "$2"
 }
 
 loaded() { grep -q "^$1 " /proc/modules; }
@@ -214,9 +224,8 @@ run_cell() { # MODE CELL FAM REP
 	local rc=$?
 	j1=$(busy_jiffies)
 	snap "$base.counters1"
-	local tx rx fb
-	read -r tx rx fb <<<"$(deltas "$base.counters0" "$base.counters1")"
-	[ -s "$base.counters1" ] || rm -f "$base.counters0" "$base.counters1"
+	local tx rx fb vd
+	read -r tx rx fb vd <<<"$(deltas "$base.counters0" "$base.counters1")"
 	local esp=0
 	case $cell in clear_*) ;; *)
 		esp=$(ip -n a -s xfrm state get src $s dst $d proto esp spi 0x100 2>/dev/null |
@@ -232,8 +241,8 @@ run_cell() { # MODE CELL FAM REP
 	local status=ok
 	[ $rc -ne 0 ] && { status=fail; note="iperf3 rc=$rc $(head -c 200 "$json.err" | tr '\t\n' '  ')"; }
 	record "$mode" "$cell" "$fam" "$rep" $status $((j1 - j0)) "$esp" "$tx" "$rx" "$fb" "$(basename "$json")" "$note"
-	local extra=
-	[ "$mode" = module ] && extra=" tx_segments+$tx rx_gro+$rx fallback/drop+$fb"
+	local extra=" veth drops+$vd"
+	[ "$mode" = module ] && extra="$extra tx_segments+$tx rx_gro+$rx fallback/drop+$fb"
 	log "[$NRUN/$NTOTAL] v$fam $cell $mode rep$rep: ${q% *} Mbit/s, retr ${q#* }, cpu $((j1 - j0)) jiffies$extra ${note:+($note)}"
 }
 
