@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# scripts/hostlib.sh - sourced by demo.sh and bench.sh (host side): which kernel to boot,
-# and what to install first. The caller defines say() and runs from the repo root.
+# scripts/hostlib.sh - sourced by demo.sh, bench.sh, soak.sh and profile.sh (host side):
+# which kernel to boot, what to install first, and (soak, profile) the run directory and
+# module build. The caller defines say() and runs from the repo root.
 
 # pick_kv WANT: WANT itself if /lib/modules/WANT exists, else the newest installed kernel
 # whose version starts with the prefix WANT (default 6.1).
@@ -54,4 +55,21 @@ ensure_deps() {
 		say "still missing after install: $m"
 		return 1
 	fi
+}
+
+# prepare_vm_run NAME: what soak.sh and profile.sh need before their VM: the packages
+# (ensure_deps), the kernel (KV, from pick_kv), a run directory
+# OUT=bench/out/NAME-<date>-<kv>, and esp_swoffload.ko built into OUT/build (MODULE; log
+# in OUT/build.log). Exits the caller on failure.
+prepare_vm_run() {
+	ensure_deps "qemu-system-x86_64 busybox iperf3 ethtool ip python3 cpio modprobe make gcc jq" \
+		"qemu-system-x86 busybox-static iperf3 ethtool iproute2 kmod python3 cpio xz-utils make gcc jq" ||
+		exit 1
+	KV=$(pick_kv "${KV:-}")
+	[ -n "$KV" ] || { say "no kernel found under /lib/modules"; exit 1; }
+	OUT=$ROOT/bench/out/$1-$(date +%Y%m%d-%H%M%S)-$KV
+	mkdir -p "$OUT"
+	say "building esp_swoffload.ko for $KV"
+	MODULE=$(BUILD_DIR="$OUT/build" scripts/build.sh "$KV" 2>"$OUT/build.log" | tail -1)
+	[ -n "$MODULE" ] && [ -r "$MODULE" ] || { tail -5 "$OUT/build.log" >&2; say "build failed"; exit 1; }
 }

@@ -36,16 +36,8 @@ say() { echo "profile: $*" >&2; }
 if [ "${1:-}" = --analyze ]; then
 	OUT=$(readlink -f "${2:?usage: $0 --analyze DIR}")
 else
-	ensure_deps "qemu-system-x86_64 busybox iperf3 ethtool ip python3 cpio modprobe make gcc jq" \
-		"qemu-system-x86 busybox-static iperf3 ethtool iproute2 kmod python3 cpio xz-utils make gcc jq" ||
-		exit 1
-	KV=$(pick_kv "${KV:-}")
-	[ -n "$KV" ] || { say "no kernel found under /lib/modules"; exit 1; }
-	OUT=$ROOT/bench/out/profile-$(date +%Y%m%d-%H%M%S)-$KV
-	mkdir -p "$OUT"
-	say "building esp_swoffload.ko for $KV"
-	MOD=$(BUILD_DIR="$OUT/build" scripts/build.sh "$KV" 2>"$OUT/build.log" | tail -1)
-	[ -n "$MOD" ] && [ -r "$MOD" ] || { tail -5 "$OUT/build.log" >&2; say "build failed"; exit 1; }
+	prepare_vm_run profile
+	MOD=$MODULE
 	export MOD PROFILE_T=${PROFILE_T:-5} PROFILE_REPS=${PROFILE_REPS:-3} PROFILE_FAMS=${PROFILE_FAMS:-4} \
 		PROFILE_CELLS=${PROFILE_CELLS:-clear null gcm128 chacha} PROFILE_AB=${PROFILE_AB:-} \
 		PROFILE_SOAK=${PROFILE_SOAK:-1}

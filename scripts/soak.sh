@@ -19,17 +19,7 @@ say() { echo "soak: $*" >&2; }
 # shellcheck source=hostlib.sh
 . "$ROOT/scripts/hostlib.sh"
 
-ensure_deps "qemu-system-x86_64 busybox iperf3 ethtool ip python3 cpio modprobe make gcc jq" \
-	"qemu-system-x86 busybox-static iperf3 ethtool iproute2 kmod python3 cpio xz-utils make gcc jq" ||
-	exit 1
-KV=$(pick_kv "${KV:-}")
-[ -n "$KV" ] || { say "no kernel found under /lib/modules"; exit 1; }
-OUT=$ROOT/bench/out/soak-$(date +%Y%m%d-%H%M%S)-$KV
-mkdir -p "$OUT"
-
-say "building esp_swoffload.ko for $KV"
-MODULE=$(BUILD_DIR="$OUT/build" scripts/build.sh "$KV" 2>"$OUT/build.log" | tail -1)
-[ -n "$MODULE" ] && [ -r "$MODULE" ] || { tail -5 "$OUT/build.log" >&2; say "build failed"; exit 1; }
+prepare_vm_run soak
 
 say "$SOAK_MIN minutes on $KV; output in $OUT"
 export SELFTESTS=99 T_FILE_TIMEOUT=$((SOAK_MIN * 60 + 600))
