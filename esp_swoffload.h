@@ -36,6 +36,7 @@ enum eso_counter {
 	ESO_RX_DECRYPTED,	/* our SAs' packets xfrm decrypted and verified */
 	ESO_RX_BATCHED,		/* ...decrypted by us in one batch per run */
 	ESO_RX_NULL,		/* esp-null packets given to xfrm as CRYPTO_DONE */
+	ESO_RX_NULL_CSUM_KEPT,	/* ...of which arrived with checksums verified */
 	ESO_RX_CSUM_BY_ICV,	/* inner checksums vouched for by the ICV */
 	ESO_RX_ASYNC,		/* decryptions completed asynchronously */
 	ESO_RX_ASYNC_THROTTLED,	/* RX paused: too many async decryptions */

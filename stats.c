@@ -37,6 +37,7 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_RX_DECRYPTED]	= "rx_decrypted",
 	[ESO_RX_BATCHED]	= "rx_batched",
 	[ESO_RX_NULL]		= "rx_null",
+	[ESO_RX_NULL_CSUM_KEPT]	= "rx_null_csum_kept",
 	[ESO_RX_CSUM_BY_ICV]	= "rx_csum_by_icv",
 	[ESO_RX_ASYNC]		= "rx_async",
 	[ESO_RX_ASYNC_THROTTLED] = "rx_async_throttled",

@@ -529,6 +529,33 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 }
 
 /*
+ * esp-null's checksum, once. Without an ICV the inner TCP/UDP checksum is
+ * the only check an esp-null packet has, so it is computed on TX (by the
+ * segmentation, which has no checksum offload to leave it to) and verified
+ * on RX: two passes over every byte, where clear TCP over veth makes none
+ * (CHECKSUM_PARTIAL travels to the receiver, which takes it as good).
+ * Leaving the segments CHECKSUM_PARTIAL is not an option: esp4/esp6 and
+ * every other receiver verify the inner checksum of a decapsulated packet,
+ * so a checksum that was never filled in would be dropped by a stock
+ * peer on any link that carries CHECKSUM_PARTIAL (veth, virtio).
+ *
+ * What can go is the second pass when both ends are on one host. A segment
+ * whose checksum the segmentation just computed is marked
+ * CHECKSUM_UNNECESSARY, which on output means the same as CHECKSUM_NONE
+ * (skbuff.h) and which veth hands to the receiving namespace unchanged.
+ * The RX side of esp-null (eso_rx_null_done()) keeps a packet's
+ * CHECKSUM_UNNECESSARY, as it would for clear TCP, because esp-null does not
+ * change a byte of the payload; a stock receiver sets CHECKSUM_NONE and
+ * verifies the (correct) sum. A wire or a NIC never sees the flag. Only
+ * segments are marked: a single packet's checksum may be whatever its
+ * sender (a raw socket, say) put there.
+ */
+static bool null_csum_once = true;
+module_param(null_csum_once, bool, 0644);
+MODULE_PARM_DESC(null_csum_once,
+		 "Mark esp-null segments' freshly computed checksums verified, for local receivers (default: Y)");
+
+/*
  * Finish the segments @segs of one super-packet of the esp-null SA @x:
  * trailer only. Returns the finished ones; failed ones are freed, counted.
  */
@@ -536,6 +563,7 @@ struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
 				  unsigned int esp_off, bool ipv6)
 {
 	struct sk_buff *skb, *next, *head = NULL, **tail = &head;
+	bool csum_verified = READ_ONCE(null_csum_once);
 	struct net *net = xs_net(x);
 
 	skb_list_walk_safe(segs, skb, next) {
@@ -550,6 +578,10 @@ struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
 		}
 		/* finished: validate_xmit_xfrm() lets it through as it is */
 		secpath_reset(skb);
+		if (csum_verified && skb->ip_summed == CHECKSUM_NONE) {
+			skb->ip_summed = CHECKSUM_UNNECESSARY;
+			skb->csum_level = 0;
+		}
 		eso_count(net, ESO_TX_SEGMENTS);
 		eso_count(net, ESO_TX_NULL);
 		eso_batch_restore_data(&bs);
@@ -638,11 +670,23 @@ static void eso_rx_mark_done(struct xfrm_state *x, struct sk_buff *skb,
 		xo->status = CRYPTO_INVALID_PROTOCOL;
 }
 
-/* An esp-null packet (eso_null_nocrypt()): nothing to decrypt or verify. */
+/*
+ * An esp-null packet (eso_null_nocrypt()): nothing to decrypt or verify.
+ * Its payload is what its sender sent, byte for byte, so an inner checksum
+ * already verified (CHECKSUM_UNNECESSARY: see null_csum_once) stays so.
+ * Anything else is verified by GRO or TCP: CHECKSUM_COMPLETE would have
+ * to follow the pulls of GRO and xfrm, which track only their own copy.
+ */
 void eso_rx_null_done(struct xfrm_state *x, struct sk_buff *skb)
 {
+	bool verified = skb->ip_summed == CHECKSUM_UNNECESSARY;
+
 	eso_rx_mark_done(x, skb, 0);
 	eso_count(xs_net(x), ESO_RX_NULL);
+	if (verified) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		eso_count(xs_net(x), ESO_RX_NULL_CSUM_KEPT);
+	}
 }
 
 /*

@@ -6,7 +6,9 @@
 # (rx_csum_by_icv) exactly when the SA has one (not for esp-null without auth); and that
 # ChaCha20-Poly1305 (the module's own AEAD) was encrypted in batches (tx_batched) and
 # decrypted in batches (rx_batched), and no other AEAD was; and that esp-null went
-# without the crypto API (tx_null, rx_null for every packet taken at GRO), and nothing else.
+# without the crypto API (tx_null, rx_null for every packet taken at GRO), and nothing else;
+# and that esp-null's checksums, computed by a, were not verified again by b
+# (rx_null_csum_kept), unless null_csum_once=0.
 MB=${TRAFFIC_MB:-4}
 if ! ns_setup tso-off-both; then
 	t_fail "traffic: netns setup" "ns_setup failed"
@@ -24,6 +26,7 @@ for fam in $FAMILIES; do
 	tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets)
 	dc0=$(counter b rx_decrypted) cs0=$(counter b rx_csum_by_icv) bt0=$(counter a tx_batched)
 	rb0=$(counter b rx_batched) tn0=$(counter a tx_null) rn0=$(counter b rx_null)
+	ck0=$(counter b rx_null_csum_kept)
 	xe0=$(xfrm_errors_total b) rt0=$(tcp_retrans a)
 	sa0=0	# xfrm_setup installed fresh SAs
 	why=
@@ -39,6 +42,7 @@ for fam in $FAMILIES; do
 		tx1=$(counter a tx_segments) rx1=$(counter b rx_gro_packets)
 		dc1=$(counter b rx_decrypted) cs1=$(counter b rx_csum_by_icv) bt1=$(counter a tx_batched)
 		rb1=$(counter b rx_batched) tn1=$(counter a tx_null) rn1=$(counter b rx_null)
+		ck1=$(counter b rx_null_csum_kept)
 		t_diag "$name: tx_segments(a) ${tx0:-?} -> ${tx1:-?}, rx_gro_packets(b) ${rx0:-?} -> ${rx1:-?}"
 		t_diag "$name: rx_decrypted(b) ${dc0:-?} -> ${dc1:-?}, rx_csum_by_icv(b) ${cs0:-?} -> ${cs1:-?}"
 		why=
@@ -68,9 +72,12 @@ for fam in $FAMILIES; do
 			t_expect "$name: segments sent without a crypto call (tx_null +$((${tn1:-0} - ${tn0:-0})))" "$tn1" -gt "${tn0:-missing}"
 			t_expect "$name: packets received without a crypto call (rx_null +$((${rn1:-0} - ${rn0:-0})) of rx_gro_packets +$((${rx1:-0} - ${rx0:-0})))" \
 				"$((${rn1:-0} - ${rn0:-0}))" -eq "$((${rx1:-0} - ${rx0:-0}))"
+			# a's segments arrive with the checksum a computed marked verified
+			t_expect "$name: checksums verified once (rx_null_csum_kept +$((${ck1:-0} - ${ck0:-0})) of rx_null +$((${rn1:-0} - ${rn0:-0})))" \
+				"$(( ${ck1:-0} > ${ck0:-0} && ${ck1:-0} - ${ck0:-0} <= ${rn1:-0} - ${rn0:-0} ))" -eq 1
 		else
 			t_expect "$name: crypto for every packet (tx_null +$((${tn1:-0} - ${tn0:-0})), rx_null +$((${rn1:-0} - ${rn0:-0})))" \
-				"$(( ${tn1:-1} - ${tn0:-0} + ${rn1:-1} - ${rn0:-0} ))" -eq 0
+				"$(( ${tn1:-1} - ${tn0:-0} + ${rn1:-1} - ${rn0:-0} + ${ck1:-1} - ${ck0:-0} ))" -eq 0
 			t_expect "$name: rx_csum_by_icv grows" "$cs1" -gt "${cs0:-missing}"
 		fi
 	else
@@ -79,6 +86,21 @@ for fam in $FAMILIES; do
 done
 done
 done
+
+# null_csum_once=0: a's esp-null segments leave unmarked, so b verifies every
+# checksum (rx_null_csum_kept stays) and the data still arrives intact
+if have_module && xfrm_setup null transport 4 2> /dev/null; then
+	P=/sys/module/esp_swoffload/parameters/null_csum_once
+	echo 0 > $P
+	rn0=$(counter b rx_null) ck0=$(counter b rx_null_csum_kept)
+	why=
+	xfer a b "$IP4_B" 1 || why=$XFER_WHY
+	rn1=$(counter b rx_null) ck1=$(counter b rx_null_csum_kept)
+	echo 1 > $P
+	if [ -z "$why" ]; then t_ok "null_csum_once=0: data"; else t_fail "null_csum_once=0: data" "$why"; fi
+	t_expect "null_csum_once=0: rx_null grows (+$((${rn1:-0} - ${rn0:-0})))" "${rn1:-0}" -gt "${rn0:-0}"
+	t_expect "null_csum_once=0: rx_null_csum_kept stays" "${ck1:-missing}" -eq "${ck0:-missing}"
+fi
 
 # stage_timing: the ns_* counters (make profile) grow with it on, and only then
 ns_sum() { echo $(( $(counter a "$1") + $(counter b "$1") )); }
