@@ -128,12 +128,12 @@ snap() {
 	ip netns exec b cat /proc/net/esp_swoffload 2>/dev/null | sed 's/^/b /' >>"$1"
 }
 # deltas BEFORE AFTER ->
-#   "tx_segments(a) rx_gro_packets(b) fallback_*+rx_drop_*(a+b) veth_*_dropped(a+b)"
+#   "tx_segments(a) rx_gro_packets(b) fallback_*+rx_drop_*(a+b) veth_*_dropped(a+b) rx_steered(b)"
 deltas() {
 	awk 'FNR==NR{v0[$1" "$2]=$3; next} {d[$1" "$2]=$3-v0[$1" "$2]}
 	     END{for(k in d){split(k,p," "); if(p[2]~/^(fallback_|rx_drop_)/) f+=d[k]
 	                     if(p[2]~/^veth_/) v+=d[k]}
-	         printf "%d %d %d %d", d["a tx_segments"], d["b rx_gro_packets"], f, v}' "$1" "$2"
+	         printf "%d %d %d %d %d", d["a tx_segments"], d["b rx_gro_packets"], f, v, d["b rx_steered"]}' "$1" "$2"
 }
 
 loaded() { grep -q "^$1 " /proc/modules; }
@@ -225,7 +225,7 @@ run_cell() { # MODE CELL FAM REP
 	j1=$(busy_jiffies)
 	snap "$base.counters1"
 	local tx rx fb vd
-	read -r tx rx fb vd <<<"$(deltas "$base.counters0" "$base.counters1")"
+	read -r tx rx fb vd st <<<"$(deltas "$base.counters0" "$base.counters1")"
 	local esp=0
 	case $cell in clear_*) ;; *)
 		esp=$(ip -n a -s xfrm state get src $s dst $d proto esp spi 0x100 2>/dev/null |
@@ -242,7 +242,9 @@ run_cell() { # MODE CELL FAM REP
 	[ $rc -ne 0 ] && { status=fail; note="iperf3 rc=$rc $(head -c 200 "$json.err" | tr '\t\n' '  ')"; }
 	record "$mode" "$cell" "$fam" "$rep" $status $((j1 - j0)) "$esp" "$tx" "$rx" "$fb" "$(basename "$json")" "$note"
 	local extra=" veth drops+$vd"
-	[ "$mode" = module ] && extra="$extra tx_segments+$tx rx_gro+$rx fallback/drop+$fb"
+	# steered: the share of packets decrypted on another CPU than the one that
+	# took them at GRO (on veth, the sender's); the rest competed with the sender
+	[ "$mode" = module ] && extra="$extra tx_segments+$tx rx_gro+$rx fallback/drop+$fb steered $((rx > 0 ? 100 * st / rx : 0))%"
 	log "[$NRUN/$NTOTAL] v$fam $cell $mode rep$rep: ${q% *} Mbit/s, retr ${q#* }, cpu $((j1 - j0)) jiffies$extra ${note:+($note)}"
 }
 
