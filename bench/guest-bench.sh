@@ -244,7 +244,8 @@ run_cell() { # MODE CELL FAM REP
 	local extra=" veth drops+$vd"
 	# steered: the share of packets decrypted on another CPU than the one that
 	# took them at GRO (on veth, the sender's); the rest competed with the sender
-	[ "$mode" = module ] && extra="$extra tx_segments+$tx rx_gro+$rx fallback/drop+$fb steered $((rx > 0 ? 100 * st / rx : 0))%"
+	[ "$mode" = module ] && extra="$extra tx_segments+$tx rx_gro+$rx fallback/drop+$fb"
+	[ "$mode" = module ] && [ "$rx" -gt 0 ] && extra="$extra steered $((100 * st / rx))%"
 	log "[$NRUN/$NTOTAL] v$fam $cell $mode rep$rep: ${q% *} Mbit/s, retr ${q#* }, cpu $((j1 - j0)) jiffies$extra ${note:+($note)}"
 }
 
