@@ -565,6 +565,7 @@ struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
 	struct sk_buff *skb, *next, *head = NULL, **tail = &head;
 	bool csum_verified = READ_ONCE(null_csum_once);
 	struct net *net = xs_net(x);
+	unsigned int n = 0;
 
 	skb_list_walk_safe(segs, skb, next) {
 		struct eso_batch_seg bs = { .skb = skb };
@@ -582,12 +583,13 @@ struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
 			skb->csum_level = 0;
 		}
-		eso_count(net, ESO_TX_SEGMENTS);
-		eso_count(net, ESO_TX_NULL);
 		eso_batch_restore_data(&bs);
 		*tail = skb;
 		tail = &skb->next;
+		n++;
 	}
+	eso_count_add(net, ESO_TX_SEGMENTS, n);
+	eso_count_add(net, ESO_TX_NULL, n);
 	return head ? head : ERR_PTR(-EINVAL);
 }
 
@@ -657,8 +659,6 @@ static void eso_rx_mark_done(struct xfrm_state *x, struct sk_buff *skb,
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
 
-	/* the ciphertext's sum says nothing about the plaintext */
-	skb->ip_summed = CHECKSUM_NONE;
 	xo->flags |= CRYPTO_DONE;
 	if (!err)
 		xo->status = CRYPTO_SUCCESS;
@@ -679,14 +679,14 @@ static void eso_rx_mark_done(struct xfrm_state *x, struct sk_buff *skb,
  */
 void eso_rx_null_done(struct xfrm_state *x, struct sk_buff *skb)
 {
-	bool verified = skb->ip_summed == CHECKSUM_UNNECESSARY;
+	struct net *net = xs_net(x);
 
 	eso_rx_mark_done(x, skb, 0);
-	eso_count(xs_net(x), ESO_RX_NULL);
-	if (verified) {
-		skb->ip_summed = CHECKSUM_UNNECESSARY;
-		eso_count(xs_net(x), ESO_RX_NULL_CSUM_KEPT);
-	}
+	eso_count(net, ESO_RX_NULL);
+	if (skb->ip_summed == CHECKSUM_UNNECESSARY)
+		eso_count(net, ESO_RX_NULL_CSUM_KEPT);
+	else
+		skb->ip_summed = CHECKSUM_NONE;
 }
 
 /*
@@ -749,6 +749,8 @@ void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
 	skb_queue_walk(run, skb) {
 		if (nfrags[i++] <= 0)
 			continue;
+		/* the ciphertext's sum says nothing about the plaintext */
+		skb->ip_summed = CHECKSUM_NONE;
 		eso_rx_mark_done(x, skb, errs[nreq]);
 		if (!errs[nreq++])
 			eso_count(xs_net(x), ESO_RX_BATCHED);

@@ -224,7 +224,7 @@ run_cell() { # MODE CELL FAM REP
 	local rc=$?
 	j1=$(busy_jiffies)
 	snap "$base.counters1"
-	local tx rx fb vd
+	local tx rx fb vd st
 	read -r tx rx fb vd st <<<"$(deltas "$base.counters0" "$base.counters1")"
 	local esp=0
 	case $cell in clear_*) ;; *)
