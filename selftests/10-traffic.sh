@@ -8,7 +8,9 @@
 # decrypted in batches (rx_batched), and no other AEAD was; and that esp-null went
 # without the crypto API (tx_null, rx_null for every packet taken at GRO), and nothing else;
 # and that esp-null's checksums, computed by a, were not verified again by b
-# (rx_null_csum_kept), unless null_csum_once=0.
+# (rx_null_csum_kept), unless null_csum_once=0; that null_nocrypt=0 sends esp-null
+# through the crypto API again; and that packets taken at GRO on another CPU than their
+# SA's home are handed over there (rx_steered), and none with rx_steer=0.
 MB=${TRAFFIC_MB:-4}
 if ! ns_setup tso-off-both; then
 	t_fail "traffic: netns setup" "ns_setup failed"
@@ -100,6 +102,51 @@ if have_module && xfrm_setup null transport 4 2> /dev/null; then
 	if [ -z "$why" ]; then t_ok "null_csum_once=0: data"; else t_fail "null_csum_once=0: data" "$why"; fi
 	t_expect "null_csum_once=0: rx_null grows (+$((${rn1:-0} - ${rn0:-0})))" "${rn1:-0}" -gt "${rn0:-0}"
 	t_expect "null_csum_once=0: rx_null_csum_kept stays" "${ck1:-missing}" -eq "${ck0:-missing}"
+fi
+
+# null_nocrypt=0: esp-null walks the crypto API again, as on the stock path
+# (authenc(digest_null,ecb(cipher_null))): still the fast path, no tx_null/rx_null
+if have_module && xfrm_setup null transport 4 2> /dev/null; then
+	P=/sys/module/esp_swoffload/parameters/null_nocrypt
+	echo 0 > $P
+	tn0=$(counter a tx_null) rn0=$(counter b rx_null)
+	tx0=$(counter a tx_segments) dc0=$(counter b rx_decrypted)
+	why=
+	xfer a b "$IP4_B" 1 || why=$XFER_WHY
+	tn1=$(counter a tx_null) rn1=$(counter b rx_null)
+	tx1=$(counter a tx_segments) dc1=$(counter b rx_decrypted)
+	echo 1 > $P
+	if [ -z "$why" ]; then t_ok "null_nocrypt=0: data"; else t_fail "null_nocrypt=0: data" "$why"; fi
+	t_expect "null_nocrypt=0: tx_segments grows (+$((${tx1:-0} - ${tx0:-0})))" "${tx1:-0}" -gt "${tx0:-0}"
+	t_expect "null_nocrypt=0: rx_decrypted grows (+$((${dc1:-0} - ${dc0:-0})))" "${dc1:-0}" -gt "${dc0:-0}"
+	t_expect "null_nocrypt=0: tx_null and rx_null stay (+$((${tn1:-0} - ${tn0:-0})), +$((${rn1:-0} - ${rn0:-0})))" \
+		"$(( ${tn1:-1} - ${tn0:-0} + ${rn1:-1} - ${rn0:-0} ))" -eq 0
+fi
+
+# rx_steer: veth takes a packet at GRO on the sending CPU. With a's sender pinned to
+# each CPU in turn, one of the two is not the home of b's SA: packets taken there are
+# handed over (rx_steered grows, never beyond rx_gro_packets). With rx_steer=0 none are.
+# steer_xfer CPU: 2 MiB a -> b with the sending shell pinned to CPU; prints why it failed
+steer_xfer() {
+	taskset -pc "$1" $BASHPID > /dev/null || { echo "taskset -pc $1 failed"; return; }
+	xfer a b "$IP4_B" 2 || echo "$XFER_WHY"
+}
+if have_module && [ "$(nproc)" -ge 2 ] && xfrm_setup gcm128 transport 4 2> /dev/null; then
+	P=/sys/module/esp_swoffload/parameters/rx_steer
+	st0=$(counter b rx_steered) g0=$(counter b rx_gro_packets)
+	why="$(steer_xfer 0)$(steer_xfer 1)"
+	st1=$(counter b rx_steered) g1=$(counter b rx_gro_packets)
+	if [ -z "$why" ]; then t_ok "rx_steer: data, sender on CPU 0 then 1"; else t_fail "rx_steer: data, sender on CPU 0 then 1" "$why"; fi
+	t_expect "rx_steer: packets handed to their SA's home CPU (rx_steered +$((${st1:-0} - ${st0:-0})) of rx_gro_packets +$((${g1:-0} - ${g0:-0})))" \
+		"$(( ${st1:-0} > ${st0:-0} && ${st1:-0} - ${st0:-0} <= ${g1:-0} - ${g0:-0} ))" -eq 1
+	echo 0 > $P
+	st0=$(counter b rx_steered) g0=$(counter b rx_gro_packets)
+	why="$(steer_xfer 0)$(steer_xfer 1)"
+	st1=$(counter b rx_steered) g1=$(counter b rx_gro_packets)
+	echo 1 > $P
+	if [ -z "$why" ]; then t_ok "rx_steer=0: data"; else t_fail "rx_steer=0: data" "$why"; fi
+	t_expect "rx_steer=0: still taken at GRO (rx_gro_packets +$((${g1:-0} - ${g0:-0})))" "${g1:-0}" -gt "${g0:-0}"
+	t_expect "rx_steer=0: none handed over (rx_steered +$((${st1:-0} - ${st0:-0})))" "${st1:-missing}" -eq "${st0:-missing}"
 fi
 
 # stage_timing: the ns_* counters (make profile) grow with it on, and only then
