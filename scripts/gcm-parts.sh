@@ -44,7 +44,7 @@ KV=$KVER SMP=${SMP:-1} VMRUN_QUIET=1 "$ROOT/scripts/vmrun" "$(readlink -f "$0")"
 rc=$?
 cat "$OUT/guest.log" 2>/dev/null
 [ $rc = 0 ] || exit $rc
-# medians over the repetitions; the first repetition warms the translation cache
+# medians over the 3 repetitions (the first also warms qemu's translation cache)
 awk '/MB\/s/ && $1 != "kernel" { name = $1 " " $2 (NF == 5 ? " " $3 : "");
 		v[name] = v[name] " " $(NF - 1) }
 	$1 == "kernel" { if ($4 > kern) kern = $4; if (!kmin || $4 < kmin) kmin = $4 }
