@@ -34,12 +34,6 @@ async_drops() {
 	     "b $(tc -n b -s qdisc show dev vb | awk '/dropped/ {sub(",", "", $7); print $7}')," \
 	     "xfrm errors a $(xfrm_errors_total a) b $(xfrm_errors_total b)"
 }
-# async_nstat NS: TCP loss, reorder and receive-memory counters since "nstat -n"
-async_nstat() {
-	nsx "$1" nstat | awk '$1 ~ /Retrans|Loss|Timeout|Reorder|DSACK|OFO|Drop|Prune|Collapse/ {
-		printf "%s=%s ", $1, $2 }'
-}
-
 async_case() {
 	local tmpl=$1 fam=$2 algo=${3:-gcm128} drv inst a0 a1 o0 o1 name
 	ns_setup tso-off || { t_fail "$tmpl v$fam: setup"; return; }
@@ -64,7 +58,6 @@ async_case() {
 	a0=$(counter a tx_async); o0=$(ofo b); r0=$(counter b rx_async)
 	if xfer a b "$ADDR_B" 8; then t_ok "$tmpl v$fam: 8 MiB intact through an async AEAD"
 	else t_fail "$tmpl v$fam: 8 MiB intact through an async AEAD" "$XFER_WHY"; fi
-	nsx a nstat -n; nsx b nstat -n
 	drops0=$(async_drops)
 	iperf_run a b "$ADDR_B" 5
 	a1=$(counter a tx_async); o1=$(ofo b); r1=$(counter b rx_async)
@@ -84,8 +77,7 @@ async_case() {
 	if [ "${IPERF_RETR:-x}$((o1 - o0))" != 00 ]; then
 		t_diag "$(printf '%s\n' "$tmpl v$fam: drop counters before: $drops0" \
 			"$tmpl v$fam: drop counters after:  $(async_drops)" \
-			"$tmpl v$fam: sender nstat delta: $(async_nstat a)" \
-			"$tmpl v$fam: receiver nstat delta: $(async_nstat b)")"
+			"$(retrans_why a b | sed "s/^/$tmpl v$fam: /")")"
 	fi
 
 	xfrm_flush

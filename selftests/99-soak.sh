@@ -43,7 +43,6 @@ soak_round() {
 			{ t_fail "$name: capture one ESP frame"; return; }
 		want=$SOAK_FLOOD
 	fi
-	nsx a nstat -n > /dev/null
 	rt0=$(tcp_retrans a) xe0=$(xfrm_errors_total b) tr0=$(counter b rx_drop_truncated)
 	tx0=$(( $(counter a tx_segments) + $(counter a tx_async) )) rx0=$(counter b rx_gro_packets)
 	if [ -n "$cap" ]; then

@@ -304,13 +304,14 @@ tcp_retrans() {
 		awk '/TcpRetransSegs/ {r = $2} /TcpExtTCPLossProbes/ {p = $2} END {print r - p}'
 }
 
-# retrans_why NS...: what each netns's TCP and devices counted that explains
-# retransmits (reordering, SACKs, timeouts, drops), for a failing check's diagnostics
+# retrans_why NS...: what each netns's TCP, devices and module counted (since the netns
+# was made) that explains retransmits or reordering (SACKs, timeouts, drops), for a
+# failing check's diagnostics
 retrans_why() {
 	local ns
 	for ns in "$@"; do
 		echo "$ns: $(nsx "$ns" nstat -az 2>/dev/null |
-			awk '$1 ~ /Reorder|SACKRecovery|DSACKRecv|Timeouts|SpuriousRTO|LostRetransmit|Drop|Prune|OFOQueue|FastRetrans|SlowStartRetrans/ && $2 != 0 {printf "%s=%s ", $1, $2}')"
+			awk '$1 ~ /Retrans|Loss|Timeout|SpuriousRTO|Reorder|SACK|OFO|Drop|Prune|Collapse/ && $2 != 0 {printf "%s=%s ", $1, $2}')"
 		echo "$ns: devices: $(ip -n "$ns" -s link 2>/dev/null |
 			awk '/^[0-9]+:/ {d = $2} /RX:|TX:/ {dir = $1; getline; if ($4 != 0) printf "%s %s dropped=%s ", d, dir, $4}')"
 		echo "$ns: module: $(counters "$ns" 2>/dev/null | awk '$1 ~ /drop|error|fallback/ && $2 != 0 {printf "%s=%s ", $1, $2}')"
