@@ -690,9 +690,10 @@ static int cc_setkey(struct crypto_aead *tfm, const u8 *key,
 	return 0;
 }
 
+/* Only the full tag, as the stock template (crypto/chacha20poly1305.c) */
 static int cc_setauthsize(struct crypto_aead *tfm, unsigned int authsize)
 {
-	return authsize >= 1 && authsize <= CC_TAG_SIZE ? 0 : -EINVAL;
+	return authsize == CC_TAG_SIZE ? 0 : -EINVAL;
 }
 
 static struct aead_alg cc_alg = {
@@ -730,6 +731,12 @@ int esp_chacha_batch(struct crypto_aead *tfm, struct aead_request **reqs,
 
 	if (!esp_chacha_is_ours(tfm))
 		return -EINVAL;
+	/* as crypto_aead_encrypt(): no key yet, or the last setkey failed */
+	if (crypto_aead_get_flags(tfm) & CRYPTO_TFM_NEED_KEY) {
+		for (i = 0; errs && i < n; i++)
+			errs[i] = -ENOKEY;
+		return -ENOKEY;
+	}
 
 	/* small requests share a section: CC_FPU_BYTES counts across them */
 	cc_fpu_begin(&f);
@@ -779,15 +786,13 @@ int esp_chacha_level_cur(void)
 	return cc_cur - cc_levels;
 }
 
-/* FPU sections begun so far, all CPUs. */
+/*
+ * FPU sections begun so far on this CPU. The caller keeps preemption off
+ * between two readings, so that traffic on other CPUs does not count.
+ */
 unsigned long esp_chacha_fpu_sections(void)
 {
-	unsigned long n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += per_cpu(cc_fpu_sections, cpu);
-	return n;
+	return this_cpu_read(cc_fpu_sections);
 }
 
 /* Raw keystream xor at the current level, CC_FPU_BYTES per FPU section. */

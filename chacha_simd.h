@@ -32,7 +32,8 @@ bool esp_chacha_is_ours(struct crypto_aead *tfm);
  * @n:    number of requests
  * @enc:  true to encrypt, false to decrypt
  * @errs: optional (may be NULL); errs[i] receives the status of reqs[i]:
- *        0, -EBADMSG (tag mismatch on decrypt) or -EINVAL (bad lengths).
+ *        0, -EBADMSG (tag mismatch on decrypt), -EINVAL (bad lengths)
+ *        or -ENOKEY (no key set, or the last setkey failed).
  *
  * Context: any context that may call crypto_aead_encrypt() synchronously
  * (process or softirq). Uses SIMD when crypto_simd_usable(), the portable

@@ -16,6 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
+#include <linux/preempt.h>
 #include <linux/slab.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
@@ -438,10 +439,13 @@ static int ct_fpu(struct ct_state *t, bool simd)
 	bool ok;
 	int err;
 
-	s0 = esp_chacha_fpu_sections();
+	/* preemption off: sections begun on this CPU are ours alone */
 	sg_init_one(&sg[0], t->a, 16 + CT_MAXLEN + 16);
+	preempt_disable();
+	s0 = esp_chacha_fpu_sections();
 	err = ct_aead(t->mreq, sg, sg, 16, CT_MAXLEN, iv, true);
 	one = esp_chacha_fpu_sections() - s0;
+	preempt_enable();
 	if (err)
 		goto out;
 
@@ -456,9 +460,11 @@ static int ct_fpu(struct ct_state *t, bool simd)
 		aead_request_set_ad(req[i], 16);
 		aead_request_set_crypt(req[i], &sg[i], &sg[i], len, iv);
 	}
+	preempt_disable();
 	s0 = esp_chacha_fpu_sections();
 	err = esp_chacha_batch(t->mine, req, CT_FPU_N, true, NULL);
 	batch = esp_chacha_fpu_sections() - s0;
+	preempt_enable();
 	if (err)
 		goto out;
 
@@ -522,6 +528,39 @@ static int ct_alloc(struct ct_state *t)
 	return 0;
 }
 
+/*
+ * What the stock template refuses, this AEAD refuses too: a tag shorter
+ * than 16 bytes, and work before a key is set (the batch as well as
+ * crypto_aead_encrypt()). Runs on the fresh, keyless tfm.
+ */
+static int ct_api(struct ct_state *t)
+{
+	struct aead_request *req = t->mreq;
+	struct scatterlist sg;
+	u8 iv[8] = { };
+	int err, errs[1] = { };
+
+	if (crypto_aead_setauthsize(t->mine, 8) != -EINVAL ||
+	    crypto_aead_setauthsize(t->mine, 15) != -EINVAL ||
+	    crypto_aead_setauthsize(t->mine, 16)) {
+		pr_err("chacha selftest: setauthsize accepts a short tag or refuses 16\n");
+		return -EINVAL;
+	}
+	sg_init_one(&sg, t->a, 16 + 64 + 16);
+	err = ct_aead(req, &sg, &sg, 16, 64, iv, true);
+	if (err != -ENOKEY) {
+		pr_err("chacha selftest: encrypt without a key: %d\n", err);
+		return -EINVAL;
+	}
+	err = esp_chacha_batch(t->mine, &req, 1, true, errs);
+	if (err != -ENOKEY || errs[0] != -ENOKEY) {
+		pr_err("chacha selftest: batch without a key: %d/%d\n", err,
+		       errs[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int esp_chacha_selftest(const char *level, unsigned int iters)
 {
 	struct ct_state t = { };
@@ -533,6 +572,9 @@ int esp_chacha_selftest(const char *level, unsigned int iters)
 	seed = get_random_u64() | 1;
 	t.rng = seed;
 	err = ct_alloc(&t);
+	if (err)
+		goto out;
+	err = ct_api(&t);
 	if (err)
 		goto out;
 	err = ct_kat(&t);

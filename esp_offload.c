@@ -100,13 +100,9 @@ static int __init eso_init(void)
 		return -EBUSY;
 	}
 
-	err = esp_chacha_init();
-	if (err)
-		return err;
-
 	err = eso_stats_init();
 	if (err)
-		goto out_chacha;
+		return err;
 
 	err = eso_rx_steer_init();
 	if (err)
@@ -116,34 +112,45 @@ static int __init eso_init(void)
 	if (err)
 		goto out_steer;
 
+	/*
+	 * The AEAD comes last but for the slots: once registered, any SA
+	 * created from then on may hold it, and a module whose init fails
+	 * is freed whatever it holds (crypto_unregister_alg() only warns).
+	 * So nothing that can fail for an ordinary reason follows it; the
+	 * slots fail only if esp4_offload loads within this very window.
+	 */
+	err = esp_chacha_init();
+	if (err)
+		goto out_csum;
+
 	err = eso_register();
 	if (err) {
 		pr_err(ESO_NAME ": could not take the ESP offload slots (%d)\n",
 		       err);
-		goto out_csum;
+		goto out_chacha;
 	}
 
 	pr_info(ESO_NAME ": ESP GSO/GRO offload active for SAs created from now on\n");
 	return 0;
 
+out_chacha:
+	esp_chacha_exit();
 out_csum:
 	eso_rx_csum_exit();
 out_steer:
 	eso_rx_steer_exit();
 out_stats:
 	eso_stats_exit();
-out_chacha:
-	esp_chacha_exit();
 	return err;
 }
 
 static void __exit eso_exit(void)
 {
 	eso_unregister();
+	esp_chacha_exit();
 	eso_rx_csum_exit();
 	eso_rx_steer_exit();
 	eso_stats_exit();
-	esp_chacha_exit();
 }
 
 module_init(eso_init);
