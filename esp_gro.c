@@ -98,7 +98,16 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 			goto push_back;
 	}
 
-	had_sp = !!skb_sec_path(skb);
+	sp = skb_sec_path(skb);
+	had_sp = !!sp;
+	/*
+	 * ESP inside a packet another SA already decapsulated (tunnel mode,
+	 * whose inner packet comes back through GRO with sp->olen reset):
+	 * one more transform would not make an offload entry xfrm_offload()
+	 * can return. The non-GRO path handles nested transforms.
+	 */
+	if (sp && sp->len != sp->olen)
+		goto push_back;
 	sp = secpath_set(skb);
 	if (!sp || sp->len == XFRM_MAX_DEPTH) {
 		eso_count(net, ESO_RX_DROP_SECPATH);
@@ -108,6 +117,15 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 	x = eso_rx_state(net, skb, spi, ipv6);
 	if (!x) {
 		eso_count(net, ESO_RX_DROP_NO_STATE);
+		goto reset;
+	}
+	/*
+	 * A larval SA (ALLOCSPI before the key manager's UPDSA, or an
+	 * acquire) has no AEAD yet, and a dead or expired one is about to
+	 * go: xfrm_input() drops and counts both, on the ordinary path.
+	 */
+	if (READ_ONCE(x->km.state) != XFRM_STATE_VALID || !x->data) {
+		xfrm_state_put(x);
 		goto reset;
 	}
 
@@ -218,13 +236,18 @@ static void eso_rx_authenticated(struct sk_buff *skb)
 /*
  * The hook: xfrm_input() ends every packet it finishes, after all its
  * transforms succeeded (@err 0) or when it drops it (@err -1), with
- * xfrm_rcv_cb(), which walks the ESP protocol handlers of the family in
- * priority order and calls each cb_handler until one returns <= 0. xfrm
- * interfaces (10) and vti (100) end the walk for their packets, so ours
- * comes first and returns 1: rx_steer.c must see every packet it handed
- * over finish, or its count of packets in flight would never come down.
- * Its receive and error handlers decline every packet, leaving them to
- * the others as before.
+ * xfrm_rcv_cb(), which walks the protocol handlers of the family for the
+ * last transform's protocol in priority order and calls each cb_handler
+ * until one returns <= 0. That protocol is ESP, or AH or IPComp when the
+ * ESP payload held another transform (IPComp inside ESP, in transport
+ * mode). xfrm interfaces (10) and vti (100) end the walk for their
+ * packets, so ours comes first in all three lists and returns 1:
+ * rx_steer.c must see every packet it handed over finish, or its count
+ * of packets in flight would never come down. Its receive and error
+ * handlers decline every packet, leaving them to the others as before.
+ * (With ah4/ipcomp4 not loaded, a stray AH or IPComp packet is now
+ * refused by xfrm's handler, with ICMP port unreachable, instead of by
+ * IP, with protocol unreachable.)
  */
 static int eso_rx_finish_cb(struct sk_buff *skb, int err)
 {
@@ -259,38 +282,57 @@ static int eso_xfrm6_err(struct sk_buff *skb, struct inet6_skb_parm *opt,
 /* Before esp4/esp6 (0), xfrm interfaces (10) and vti (100). */
 #define ESO_XFRM_PRIO 200
 
-static struct xfrm4_protocol eso_xfrm4_esp = {
-	.handler	= eso_xfrm_decline,
-	.input_handler	= eso_xfrm_decline_input,
-	.cb_handler	= eso_rx_finish_cb,
-	.err_handler	= eso_xfrm4_err,
-	.priority	= ESO_XFRM_PRIO,
-};
+static const u8 eso_rx_protos[] = { IPPROTO_ESP, IPPROTO_AH, IPPROTO_COMP };
+#define ESO_NR_PROTOS ARRAY_SIZE(eso_rx_protos)
 
-static struct xfrm6_protocol eso_xfrm6_esp = {
-	.handler	= eso_xfrm_decline,
-	.input_handler	= eso_xfrm_decline_input,
-	.cb_handler	= eso_rx_finish_cb,
-	.err_handler	= eso_xfrm6_err,
-	.priority	= ESO_XFRM_PRIO,
-};
+/* One handler per list: each links itself into its list (->next). */
+static struct xfrm4_protocol eso_xfrm4[ESO_NR_PROTOS];
+static struct xfrm6_protocol eso_xfrm6[ESO_NR_PROTOS];
 
-int eso_rx_csum_init(void)
+static void eso_rx_cb_unregister(unsigned int n4, unsigned int n6)
 {
-	int err;
+	while (n6--)
+		xfrm6_protocol_deregister(&eso_xfrm6[n6], eso_rx_protos[n6]);
+	while (n4--)
+		xfrm4_protocol_deregister(&eso_xfrm4[n4], eso_rx_protos[n4]);
+}
 
-	err = xfrm4_protocol_register(&eso_xfrm4_esp, IPPROTO_ESP);
-	if (err)
+int eso_rx_cb_init(void)
+{
+	unsigned int n4, n6;
+	int err = 0;
+
+	for (n4 = 0; n4 < ESO_NR_PROTOS && !err; n4++) {
+		eso_xfrm4[n4] = (struct xfrm4_protocol) {
+			.handler	= eso_xfrm_decline,
+			.input_handler	= eso_xfrm_decline_input,
+			.cb_handler	= eso_rx_finish_cb,
+			.err_handler	= eso_xfrm4_err,
+			.priority	= ESO_XFRM_PRIO,
+		};
+		err = xfrm4_protocol_register(&eso_xfrm4[n4], eso_rx_protos[n4]);
+	}
+	if (err) {
+		eso_rx_cb_unregister(n4 - 1, 0);
 		return err;
-	err = xfrm6_protocol_register(&eso_xfrm6_esp, IPPROTO_ESP);
+	}
+	for (n6 = 0; n6 < ESO_NR_PROTOS && !err; n6++) {
+		eso_xfrm6[n6] = (struct xfrm6_protocol) {
+			.handler	= eso_xfrm_decline,
+			.input_handler	= eso_xfrm_decline_input,
+			.cb_handler	= eso_rx_finish_cb,
+			.err_handler	= eso_xfrm6_err,
+			.priority	= ESO_XFRM_PRIO,
+		};
+		err = xfrm6_protocol_register(&eso_xfrm6[n6], eso_rx_protos[n6]);
+	}
 	if (err)
-		xfrm4_protocol_deregister(&eso_xfrm4_esp, IPPROTO_ESP);
+		eso_rx_cb_unregister(n4, n6 - 1);
 	return err;
 }
 
-/* Both deregistrations wait for readers (synchronize_net()). */
-void eso_rx_csum_exit(void)
+/* Every deregistration waits for readers (synchronize_net()). */
+void eso_rx_cb_exit(void)
 {
-	xfrm6_protocol_deregister(&eso_xfrm6_esp, IPPROTO_ESP);
-	xfrm4_protocol_deregister(&eso_xfrm4_esp, IPPROTO_ESP);
+	eso_rx_cb_unregister(ESO_NR_PROTOS, ESO_NR_PROTOS);
 }

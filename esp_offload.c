@@ -108,7 +108,7 @@ static int __init eso_init(void)
 	if (err)
 		goto out_stats;
 
-	err = eso_rx_csum_init();
+	err = eso_rx_cb_init();
 	if (err)
 		goto out_steer;
 
@@ -136,7 +136,7 @@ static int __init eso_init(void)
 out_chacha:
 	esp_chacha_exit();
 out_csum:
-	eso_rx_csum_exit();
+	eso_rx_cb_exit();
 out_steer:
 	eso_rx_steer_exit();
 out_stats:
@@ -148,7 +148,7 @@ static void __exit eso_exit(void)
 {
 	eso_unregister();
 	esp_chacha_exit();
-	eso_rx_csum_exit();
+	eso_rx_cb_exit();
 	eso_rx_steer_exit();
 	eso_stats_exit();
 }

@@ -95,8 +95,8 @@ struct sk_buff *eso_gso_segment6(struct sk_buff *skb,
 /* esp_gro.c */
 struct sk_buff *eso_gro_receive4(struct list_head *head, struct sk_buff *skb);
 struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb);
-int eso_rx_csum_init(void);
-void eso_rx_csum_exit(void);
+int eso_rx_cb_init(void);
+void eso_rx_cb_exit(void);
 
 /* rx_steer.c */
 int eso_rx_steer_init(void);

@@ -73,18 +73,40 @@ MODULE_PARM_DESC(rx_async_max,
 
 /*
  * Packets handed to xfrm_input() whose decryption has not finished yet.
- * How one is told apart: xfrm_input() ends every packet it finishes, good
- * or dropped, with xfrm_rcv_cb(), which reaches eso_rx_finished(). Before
- * handing a packet over, eso_rx_deliver() notes it in eso_rx_cur; if xfrm
- * finishes it on the spot, eso_rx_finished() sees the noted packet and
- * clears the note. A note that outlives xfrm_input() is a packet in
- * flight; when it finishes later, eso_rx_finished() sees an XFRM_GRO
- * packet that is not the noted one. Both ends may run on different CPUs
- * in either order, hence a signed shared count.
+ * How one is told apart: xfrm_input() ends every packet of a valid SA
+ * that it finishes, good or dropped, with xfrm_rcv_cb(), which reaches
+ * eso_rx_finished() (through the handlers for ESP, AH and IPComp, the
+ * last transform's protocol; esp_gro.c). Before handing a packet over,
+ * eso_rx_deliver() notes it in eso_rx_cur; if xfrm finishes it on the
+ * spot, eso_rx_finished() sees the noted packet and clears the note. A
+ * note that outlives xfrm_input() is a packet in flight; when it finishes
+ * later, eso_rx_finished() sees a packet with our offload entry that is
+ * not the noted one. Both ends may run on different CPUs in either
+ * order, hence a signed shared count.
+ *
+ * A few packets in flight end where they cannot be recognised: xfrm drops
+ * one whose SA died during its decryption before it knows the family
+ * (so xfrm_rcv_cb() reaches no handler), and one whose nested transform
+ * was not found only after its sec_path is gone. They would stay counted
+ * for good, and enough of them would throttle every queue with nothing
+ * left to wake it. So a watchdog resets the count when queues have been
+ * throttled for ESO_RX_STALE without any completion.
  */
 static atomic_t eso_rx_inflight = ATOMIC_INIT(0);
 static atomic_t eso_rx_nthrottled = ATOMIC_INIT(0);
 static DEFINE_PER_CPU(struct sk_buff *, eso_rx_cur);
+
+#define ESO_RX_STALE	HZ
+static struct timer_list eso_rx_watchdog;
+static unsigned long eso_rx_last_done;	/* jiffies: last async completion */
+
+/*
+ * Set in our offload entry once eso_rx_finished() has counted the packet:
+ * xfrm_rcv_cb() runs twice for a packet a later handler refuses (its
+ * error sends xfrm_input() to drop). xfrm's own flags end at 256
+ * (include/net/xfrm.h); the entry is the one the GRO callback made.
+ */
+#define ESO_XO_FINISHED	BIT(31)
 
 static int eso_rx_async_cap(void)
 {
@@ -96,19 +118,37 @@ static int eso_rx_async_cap(void)
 	return clamp_t(int, cap, 1, max(eso_max_backlog() / 2, 1));
 }
 
+/* The SA the GRO callback attached to @skb. */
+static struct xfrm_state *eso_rx_skb_state(struct sk_buff *skb)
+{
+	struct sec_path *sp = skb_sec_path(skb);
+
+	return sp->xvec[sp->len - 1];
+}
+
 /* Hand one queued packet to xfrm; drops the device ref taken at enqueue. */
 static void eso_rx_deliver(struct sk_buff *skb)
 {
 	struct net_device *dev = skb->dev;
 	struct sk_buff *prev = this_cpu_read(eso_rx_cur);
 	u64 t0 = eso_stage_start();
+	bool track;
 
-	this_cpu_write(eso_rx_cur, skb);
+	/*
+	 * xfrm_input() drops a packet of an SA that is no longer valid
+	 * before it knows its family, without xfrm_rcv_cb(): nothing to
+	 * track, and an SA never becomes valid again.
+	 */
+	track = READ_ONCE(eso_rx_skb_state(skb)->km.state) == XFRM_STATE_VALID;
+	if (track)
+		this_cpu_write(eso_rx_cur, skb);
 	/* skb->data is the ESP header, as the GRO callback left it */
 	xfrm_input(skb, IPPROTO_ESP, ((struct ip_esp_hdr *)skb->data)->spi, 0);
-	if (this_cpu_read(eso_rx_cur) == skb)
-		atomic_inc(&eso_rx_inflight);	/* not finished: in flight */
-	this_cpu_write(eso_rx_cur, prev);
+	if (track) {
+		if (this_cpu_read(eso_rx_cur) == skb)
+			atomic_inc(&eso_rx_inflight);	/* not finished: in flight */
+		this_cpu_write(eso_rx_cur, prev);
+	}
 	eso_stage_end(dev_net(dev), ESO_NS_RX_INPUT, t0);
 	dev_put(dev);
 }
@@ -129,6 +169,8 @@ static bool eso_rxq_throttle(struct eso_rxq *rq)
 
 	if (!test_and_set_bit(0, &rq->throttled))
 		atomic_inc(&eso_rx_nthrottled);
+	if (!timer_pending(&eso_rx_watchdog))
+		mod_timer(&eso_rx_watchdog, jiffies + ESO_RX_STALE);
 	/* mark before re-reading; pairs with atomic_dec_return() in eso_rx_finished() */
 	smp_mb__after_atomic();
 	if (atomic_read(&eso_rx_inflight) < cap &&
@@ -137,14 +179,6 @@ static bool eso_rxq_throttle(struct eso_rxq *rq)
 		return false;	/* completions came meanwhile: go on */
 	}
 	return true;
-}
-
-/* The SA the GRO callback attached to @skb. */
-static struct xfrm_state *eso_rx_skb_state(struct sk_buff *skb)
-{
-	struct sec_path *sp = skb_sec_path(skb);
-
-	return sp->xvec[sp->len - 1];
 }
 
 /*
@@ -256,24 +290,61 @@ static void eso_rx_unthrottle(void)
 }
 
 /*
- * xfrm has finished @skb (see eso_rx_inflight). Called for every ESP
- * packet xfrm_input() finishes, from xfrm_rcv_cb(); only packets this
- * module handed over (XFRM_GRO) count.
+ * The offload entry the GRO callback made for @skb, or NULL. Not
+ * xfrm_offload(): a nested transform after ours adds to sp->len only.
+ */
+static struct xfrm_offload *eso_rx_xo(struct sk_buff *skb)
+{
+	struct sec_path *sp = skb_sec_path(skb);
+	struct xfrm_offload *xo;
+
+	if (!sp || !sp->olen)
+		return NULL;
+	xo = &sp->ovec[sp->olen - 1];
+	return xo->flags & XFRM_GRO ? xo : NULL;
+}
+
+/*
+ * xfrm has finished @skb (see eso_rx_inflight). Called for every packet
+ * xfrm_input() finishes whose last transform is ESP, AH or IPComp, from
+ * xfrm_rcv_cb(); only packets this module handed over count.
  */
 void eso_rx_finished(struct sk_buff *skb)
 {
-	struct xfrm_offload *xo = xfrm_offload(skb);
+	struct xfrm_offload *xo = eso_rx_xo(skb);
 
-	if (!xo || !(xo->flags & XFRM_GRO))
-		return;
 	if (this_cpu_read(eso_rx_cur) == skb) {
 		this_cpu_write(eso_rx_cur, NULL);	/* finished on the spot */
+		if (xo)
+			xo->flags |= ESO_XO_FINISHED;
 		return;
 	}
+	if (!xo || (xo->flags & ESO_XO_FINISHED))
+		return;
+	xo->flags |= ESO_XO_FINISHED;
 	eso_count(dev_net(skb->dev), ESO_RX_ASYNC);
+	WRITE_ONCE(eso_rx_last_done, jiffies);
 	if (atomic_dec_return(&eso_rx_inflight) <= eso_rx_async_cap() / 2 &&
 	    atomic_read(&eso_rx_nthrottled))
 		eso_rx_unthrottle();
+}
+
+/* Queues throttled and no completion for ESO_RX_STALE: see eso_rx_inflight. */
+static void eso_rx_watchdog_fn(struct timer_list *t)
+{
+	unsigned long due = READ_ONCE(eso_rx_last_done) + ESO_RX_STALE;
+	int lost;
+
+	if (!atomic_read(&eso_rx_nthrottled))
+		return;
+	if (time_before(jiffies, due)) {
+		mod_timer(&eso_rx_watchdog, due);
+		return;
+	}
+	lost = atomic_xchg(&eso_rx_inflight, 0);
+	pr_warn_ratelimited(ESO_NAME ": RX: %d packets counted in asynchronous decryption, none finished for %u ms: count reset\n",
+			    lost, jiffies_to_msecs(ESO_RX_STALE));
+	eso_rx_unthrottle();
 }
 
 static unsigned int eso_rx_home(__be32 spi)
@@ -359,6 +430,7 @@ int eso_rx_steer_init(void)
 		eso_home_cpus[n++] = cpu;
 	eso_nr_home_cpus = n;
 
+	timer_setup(&eso_rx_watchdog, eso_rx_watchdog_fn, 0);
 	eso_napi_dev = eso_alloc_napi_dev();
 	if (!eso_napi_dev) {
 		kfree(eso_home_cpus);
@@ -392,6 +464,7 @@ void eso_rx_steer_exit(void)
 	if (eso_cpuhp_state > 0)
 		cpuhp_remove_state_nocalls(eso_cpuhp_state);
 	eso_cpuhp_state = 0;
+	del_timer_sync(&eso_rx_watchdog);
 
 	for_each_possible_cpu(cpu) {
 		struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, cpu);

@@ -133,8 +133,12 @@ bool eso_null_nocrypt(const struct xfrm_state *x)
 {
 	struct crypto_aead *aead = x->data;
 
-	if (!READ_ONCE(null_nocrypt) || x->aead || x->encap || !x->ealg ||
-	    x->props.ealgo != SADB_EALG_NULL)
+	/*
+	 * Received packets go to xfrm_input() as CRYPTO_DONE, which calls
+	 * our input_tail: an SA from before the module loaded has none.
+	 */
+	if (!READ_ONCE(null_nocrypt) || !eso_state_is_ours(x) || x->aead ||
+	    x->encap || !x->ealg || x->props.ealgo != SADB_EALG_NULL)
 		return false;
 	if (x->aalg && x->props.aalgo != SADB_X_AALG_NULL)
 		return false;
@@ -616,7 +620,10 @@ MODULE_PARM_DESC(rx_batch,
 /* The AEAD to decrypt runs of @x's packets with, or NULL to leave them to xfrm. */
 struct crypto_aead *eso_rx_batch_aead(struct xfrm_state *x)
 {
-	return READ_ONCE(rx_batch) ? eso_batch_child(x) : NULL;
+	/* CRYPTO_DONE needs our input_tail, as in eso_null_nocrypt() */
+	if (!READ_ONCE(rx_batch) || !eso_state_is_ours(x))
+		return NULL;
+	return eso_batch_child(x);
 }
 
 /*

@@ -47,7 +47,25 @@ else
 	t_skip "conflict with esp4_offload" "esp4_offload not available"
 fi
 
-# 4. insmod under traffic: SAs made before keep the stock path
+# 4. esp-null SAs made before the insmod: their packets are still taken at GRO,
+# but not as the module's esp-null, which ends in the module's input_tail (such
+# SAs have none): xfrm decrypts them as usual.
+ns_setup tso-off
+xfrm_setup null transport 4
+if insmod "$ESP_MODULE"; then
+	if xfer a b "$ADDR_B" 2; then t_ok "esp-null SAs from before the insmod: data intact"
+	else t_fail "esp-null SAs from before the insmod: data intact" "$XFER_WHY"; fi
+	t_expect "esp-null SAs from before the insmod: RX taken at GRO (rx_gro_packets)" \
+		"$(counter b rx_gro_packets)" -gt 0
+	t_expect "esp-null SAs from before the insmod: not as the module's own (rx_null)" \
+		"$(counter b rx_null)" -eq 0
+	xfrm_flush
+	unload_module || t_fail "rmmod after the esp-null case" "$(lsmod | grep esp_swoffload)"
+else
+	t_fail "insmod for the esp-null case"
+fi
+
+# 5. insmod under traffic: SAs made before keep the stock path
 ns_setup tso-off
 xfrm_setup gcm128 transport 4
 ( sleep 2; insmod "$ESP_MODULE" ) &
@@ -58,7 +76,7 @@ wait $inspid
 t_check "module loaded again" test -r /proc/net/esp_swoffload
 t_expect "older SAs stay on the stock path (tx_segments)" "$(counter a tx_segments)" -eq 0
 
-# 5. new SAs pick the module up
+# 6. new SAs pick the module up
 xfrm_setup gcm128 transport 4
 if xfer a b "$ADDR_B" 2; then t_ok "new SAs after reload: data intact"
 else

@@ -22,6 +22,14 @@
       datagram TEXT to DPORT, optionally with N garbage bytes after the IP
       packet (as Ethernet padding would be), and send it out of DEV. The
       UDP checksum is 0 (none) unless csum asks for a right or wrong one.
+  espinject.py nested DEV SRCMAC DSTMAC SRC DST SPI SEQ KIND INNER_SPI
+      build an ESP-null packet whose payload is another transform: KIND esp,
+      ah or comp (that header, with INNER_SPI, after a transport-mode SA) or
+      ipip-esp (an IPv4 packet SRC -> DST carrying ESP with INNER_SPI, after
+      a tunnel-mode SA), and send it out of DEV
+  espinject.py gcm-nested DEV SRCMAC DSTMAC SRC DST SPI SEQ KEY KIND INNER_SPI
+      the same inside an rfc4106(gcm(aes)) packet sealed with KEY (hex: the
+      AES key followed by the 4-byte salt, as ip xfrm takes it)
 """
 import os
 import select
@@ -140,6 +148,25 @@ def udp_csum(src, dst, udp):
     return ip_csum(data) or 0xffff
 
 
+def ipv4_header(src, dst, proto, payload_len):
+    iph = bytearray(struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + payload_len, 1,
+                                0x4000, 64, proto, 0, socket.inet_aton(src),
+                                socket.inet_aton(dst)))
+    iph[10:12] = struct.pack('!H', ip_csum(iph))
+    return bytes(iph)
+
+
+def null_esp(srcmac, dstmac, src, dst, spi, seq, nexthdr, payload, trailer=0):
+    """An IPv4 frame with an ESP-null (no auth) packet carrying payload."""
+    padlen = (-(len(payload) + 2)) % 4
+    pad = bytes(range(1, padlen + 1))
+    esp = struct.pack('!II', spi, seq) + payload + pad + bytes([padlen, nexthdr])
+    eth = bytes.fromhex(dstmac.replace(':', '')) + \
+        bytes.fromhex(srcmac.replace(':', '')) + b'\x08\x00'
+    return eth + ipv4_header(src, dst, 50, len(esp)) + esp + \
+        os.urandom(trailer)
+
+
 def null_packet(srcmac, dstmac, src, dst, spi, seq, dport, text, trailer,
                 csum=None):
     payload = text.encode()
@@ -149,16 +176,44 @@ def null_packet(srcmac, dstmac, src, dst, spi, seq, dport, text, trailer,
         # 'bad': present (non-zero) and wrong by one
         value = good if csum == 'good' else good % 0xfffe + 1
         udp = udp[:6] + struct.pack('!H', value) + udp[8:]
-    padlen = (-(len(udp) + 2)) % 4
-    pad = bytes(range(1, padlen + 1))
-    esp = struct.pack('!II', spi, seq) + udp + pad + bytes([padlen, 17])
-    iph = bytearray(struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(esp), 1,
-                                0x4000, 64, 50, 0, socket.inet_aton(src),
-                                socket.inet_aton(dst)))
-    iph[10:12] = struct.pack('!H', ip_csum(iph))
+    return null_esp(srcmac, dstmac, src, dst, spi, seq, 17, udp, trailer)
+
+
+def gcm_esp(srcmac, dstmac, src, dst, spi, seq, key, nexthdr, payload):
+    """An IPv4 frame with an rfc4106(gcm(aes)) ESP packet (key: AES key and
+    4-byte salt, as ip xfrm takes it) carrying payload."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    iv = os.urandom(8)
+    padlen = (-(len(payload) + 2)) % 4
+    plain = payload + bytes(range(1, padlen + 1)) + bytes([padlen, nexthdr])
+    hdr = struct.pack('!II', spi, seq)
+    sealed = AESGCM(key[:-4]).encrypt(key[-4:] + iv, plain, hdr)
+    esp = hdr + iv + sealed
     eth = bytes.fromhex(dstmac.replace(':', '')) + \
         bytes.fromhex(srcmac.replace(':', '')) + b'\x08\x00'
-    return eth + bytes(iph) + esp + os.urandom(trailer)
+    return eth + ipv4_header(src, dst, 50, len(esp)) + esp
+
+
+def nested_payload(src, dst, kind, inner_spi):
+    """(next header, payload): another transform's header (no SA for it need
+    exist): kind esp, ah or comp after a transport SA, or ipip-esp, an inner
+    IPv4 packet src -> dst carrying ESP, after a tunnel SA."""
+    tail = bytes(16)
+    if kind == 'esp':
+        nexthdr, payload = 50, struct.pack('!II', inner_spi, 1) + tail
+    elif kind == 'ah':
+        # next header UDP, length 4 (6 words: 12-byte ICV), SPI, seq, ICV
+        nexthdr = 51
+        payload = struct.pack('!BBHII', 17, 4, 0, inner_spi, 1) + bytes(12)
+    elif kind == 'comp':
+        nexthdr = 108
+        payload = struct.pack('!BBH', 17, 0, inner_spi & 0xffff) + tail
+    elif kind == 'ipip-esp':
+        inner = struct.pack('!II', inner_spi, 1) + tail
+        nexthdr, payload = 4, ipv4_header(src, dst, 50, len(inner)) + inner
+    else:
+        raise SystemExit(__doc__)
+    return nexthdr, payload
 
 
 def main(argv):
@@ -194,6 +249,19 @@ def main(argv):
         send(argv[2], null_packet(argv[3], argv[4], argv[5], argv[6],
                                   int(argv[7], 0), int(argv[8], 0),
                                   int(argv[9]), argv[10], trailer, csum))
+        return 0
+    if argv[1] in ('nested', 'gcm-nested'):
+        dev, smac, dmac, src, dst = argv[2:7]
+        spi, seq = int(argv[7], 0), int(argv[8], 0)
+        nexthdr, payload = nested_payload(src, dst, argv[-2],
+                                          int(argv[-1], 0))
+        if argv[1] == 'nested':
+            frame = null_esp(smac, dmac, src, dst, spi, seq, nexthdr, payload)
+        else:
+            key = bytes.fromhex(argv[9].removeprefix('0x'))
+            frame = gcm_esp(smac, dmac, src, dst, spi, seq, key, nexthdr,
+                            payload)
+        send(dev, frame)
         return 0
     raise SystemExit(__doc__)
 

@@ -338,6 +338,8 @@ seqiv_driver() {
 }
 
 CU="python3 $(dirname "${BASH_SOURCE[0]}")/cryptouser.py"
+# espinject.py: crafted ESP frames for the bad-input tests
+INJ="python3 $(dirname "${BASH_SOURCE[0]}")/espinject.py"
 # pcrypt_del INSTANCE [TRIES]: SAs using it go once the xfrm GC ran; then it can go
 pcrypt_del() {
 	local i
