@@ -263,13 +263,17 @@ static void eso_rxq_kick(void *data)
 	napi_schedule(&rq->napi);
 }
 
-/* Get @rq's NAPI polling on its own CPU @cpu. */
+/*
+ * Get @rq's NAPI polling on its own CPU @cpu. A CPU going offline refuses
+ * the IPI; eso_rx_cpu_dead() then delivers what its queue holds.
+ */
 static void eso_rxq_wake(struct eso_rxq *rq, unsigned int cpu)
 {
 	if (cpu == smp_processor_id())
 		napi_schedule(&rq->napi);
-	else if (!test_and_set_bit(0, &rq->kick_pending))
-		smp_call_function_single_async(cpu, &rq->csd);
+	else if (!test_and_set_bit(0, &rq->kick_pending) &&
+		 smp_call_function_single_async(cpu, &rq->csd))
+		clear_bit(0, &rq->kick_pending);
 }
 
 /* In flight fell to half the cap: wake every throttled queue. */
@@ -347,13 +351,21 @@ static void eso_rx_watchdog_fn(struct timer_list *t)
 	eso_rx_unthrottle();
 }
 
+/*
+ * The SA's home. A possible CPU that is not online (hotplug slots many VMs
+ * have) passes its SAs on to the next online one: the same CPU for every
+ * packet for as long as the set of online CPUs stays as it is.
+ */
 static unsigned int eso_rx_home(__be32 spi)
 {
 	unsigned int cpu;
 
 	cpu = eso_home_cpus[reciprocal_scale(jhash_1word((__force u32)spi, 0),
 					     eso_nr_home_cpus)];
-	return cpu_online(cpu) ? cpu : smp_processor_id();
+	if (likely(cpu_online(cpu)))
+		return cpu;
+	cpu = cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
+	return cpu < nr_cpu_ids ? cpu : smp_processor_id();
 }
 
 /*
