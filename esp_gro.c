@@ -20,9 +20,11 @@
  */
 
 #include <crypto/aead.h>
+#include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/skbuff.h>
 #include <net/gro.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/xfrm.h>
@@ -214,6 +216,26 @@ module_param(csum_by_icv, bool, 0644);
 MODULE_PARM_DESC(csum_by_icv,
 		 "Skip inner checksum verification of packets whose ICV verified (default: Y)");
 
+/*
+ * Whether the ICV covers the inner checksum's whole way. In transport mode
+ * the peer is the packet's origin and this host its destination. In tunnel
+ * and BEET mode the inner packet may come from behind the peer, or go on
+ * from here: its checksum also guards hops the ICV never saw, and GRO must
+ * still check it before merging a forwarded packet (whose checksum GSO
+ * would otherwise recompute over corrupted data). So there only packets
+ * for a local address count.
+ */
+static bool eso_rx_icv_covers(struct xfrm_state *x, struct sk_buff *skb)
+{
+	struct net *net = xs_net(x);
+
+	if (x->props.mode == XFRM_MODE_TRANSPORT)
+		return true;
+	if (ip_hdr(skb)->version == 4)
+		return !!__ip_dev_find(net, ip_hdr(skb)->daddr, false);
+	return ipv6_chk_addr(net, &ipv6_hdr(skb)->daddr, NULL, 0);
+}
+
 static void eso_rx_authenticated(struct sk_buff *skb)
 {
 	struct sec_path *sp = skb_sec_path(skb);
@@ -226,7 +248,8 @@ static void eso_rx_authenticated(struct sk_buff *skb)
 		return;
 
 	eso_count(xs_net(x), ESO_RX_DECRYPTED);
-	if (csum_by_icv && crypto_aead_authsize(x->data)) {
+	if (csum_by_icv && crypto_aead_authsize(x->data) &&
+	    eso_rx_icv_covers(x, skb)) {
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
 		skb->csum_level = SKB_MAX_CSUM_LEVEL;
 		eso_count(xs_net(x), ESO_RX_CSUM_BY_ICV);

@@ -168,4 +168,30 @@ if have_module && xfrm_setup gcm128 transport 4 2> /dev/null; then
 	done
 	echo 0 > $P
 fi
+
+# Tunnel mode: the ICV vouches for the inner checksum only for packets addressed to
+# this host. b forwards 10.3.0.0/24 (to a dummy device): those packets are decrypted
+# (rx_decrypted) but keep their checksum check (rx_csum_by_icv stays).
+if have_module && xfrm_setup gcm128 tunnel 4 2> /dev/null; then
+	ip -n a route add 10.3.0.0/24 via "$IP4_B" dev va src "$IN4_A"
+	ip -n a xfrm policy add src "$IN4_A/32" dst 10.3.0.0/24 dir out \
+		tmpl src "$IP4_A" dst "$IP4_B" proto esp reqid 1 mode tunnel
+	nsx b sysctl -qw net.ipv4.ip_forward=1
+	ip -n b link add dm0 type dummy
+	ip -n b addr add 10.3.0.1/24 dev dm0
+	ip -n b link set dm0 up
+	dc0=$(counter b rx_decrypted) cs0=$(counter b rx_csum_by_icv)
+	nsx a bash -c 'for i in 1 2 3 4 5 6 7 8 9 10; do echo fwd$i > /dev/udp/10.3.0.2/5555; done'
+	sleep 0.5
+	dc1=$(counter b rx_decrypted) cs1=$(counter b rx_csum_by_icv)
+	t_expect "tunnel, forwarded: decrypted (rx_decrypted +$((dc1 - dc0)))" $((dc1 - dc0)) -eq 10
+	t_expect "tunnel, forwarded: checksum still checked (rx_csum_by_icv +$((cs1 - cs0)))" "$cs1" -eq "$cs0"
+	dc0=$dc1 cs0=$cs1
+	nsx a bash -c "for i in 1 2 3 4 5 6 7 8 9 10; do echo local\$i > /dev/udp/$IN4_B/5555; done"
+	sleep 0.5
+	t_expect "tunnel, to this host: checksum vouched for by the ICV (rx_csum_by_icv +$(( $(counter b rx_csum_by_icv) - cs0 )))" \
+		$(( $(counter b rx_csum_by_icv) - cs0 )) -eq 10
+	ip -n b link del dm0
+	nsx b sysctl -qw net.ipv4.ip_forward=0
+fi
 xfrm_flush
