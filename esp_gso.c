@@ -61,6 +61,8 @@ void eso_encap6(struct xfrm_state *x, struct sk_buff *skb)
 	if (x->outer_mode.encap == XFRM_MODE_TRANSPORT) {
 		__be16 frag;
 
+		/* offsets from skb->data: it must be at the IPv6 header */
+		skb_push(skb, -skb_network_offset(skb));
 		ipv6_skip_exthdr(skb, sizeof(struct ipv6hdr), &proto, &frag);
 	}
 	eso_encap_common(x, skb, proto);
@@ -145,6 +147,11 @@ static struct sk_buff *eso_segment_inner(struct xfrm_state *x,
 	return ops->callbacks.gso_segment(skb, features);
 }
 
+static bool eso_dev_gso_esp(const struct net_device *dev)
+{
+	return (dev->features | dev->hw_enc_features) & NETIF_F_GSO_ESP;
+}
+
 /* Give each segment its own sequence number, in wire order. */
 static int eso_number_segments(struct sk_buff *segs, unsigned int esp_off,
 			       u32 first, unsigned int reserved)
@@ -206,8 +213,19 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	 * segments carried without a crypto call are never written to at
 	 * all: they keep TCP's pages, and the checksum is the one pass.
 	 */
-	batch_aead = eso_batch_aead(x);
-	nocrypt = !batch_aead && eso_null_nocrypt(x);
+	/*
+	 * Finished segments (batch, esp-null) carry no sec_path. A device
+	 * that takes GSO_ESP itself gets the super-packet segmented in
+	 * validate_xmit_xfrm() instead, which wants every segment's
+	 * offload entry: give it segments for eso_xmit().
+	 */
+	if (eso_dev_gso_esp(skb->dev)) {
+		batch_aead = NULL;
+		nocrypt = false;
+	} else {
+		batch_aead = eso_batch_aead(x);
+		nocrypt = !batch_aead && eso_null_nocrypt(x);
+	}
 	features &= ~(NETIF_F_CSUM_MASK | NETIF_F_SCTP_CRC);
 	if (!nocrypt)
 		features &= ~NETIF_F_SG;

@@ -175,6 +175,21 @@ static s64 eso_output_prepare(struct xfrm_state *x, struct sk_buff *skb,
 }
 
 /*
+ * A segment that is now a finished ESP packet: without a sec_path,
+ * validate_xmit_xfrm() lets it through as it is. A trailer that went into
+ * a page fragment is copied back for a device that takes only linear
+ * skbs, as esp_xmit() does.
+ */
+static int eso_seg_finished(struct sk_buff *skb)
+{
+	secpath_reset(skb);
+	if (skb_needs_linearize(skb, skb->dev->features) &&
+	    __skb_linearize(skb))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
  * Encrypt one prepared segment through the SA's AEAD with esp4/esp6's
  * esp_output_tail(); on return (0) the segment is a finished ESP packet.
  * From validate_xmit_xfrm() (@in_gso false) the network header is the
@@ -227,9 +242,10 @@ static int eso_output_finish(struct xfrm_state *x, struct sk_buff *skb,
 	if (err)
 		return err;
 done:
-	secpath_reset(skb);
-	eso_count(net, ESO_TX_SEGMENTS);
-	return 0;
+	err = eso_seg_finished(skb);
+	if (!err)
+		eso_count(net, ESO_TX_SEGMENTS);
+	return err;
 }
 
 static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
@@ -241,6 +257,13 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 
 	if (unlikely(!xfrm_offload(skb)))
 		return -EINVAL;
+	if (unlikely(x->xso.dev)) {
+		/* the NIC would expect esp_xmit()'s hand-over, not ciphertext */
+		pr_warn_once(ESO_NAME ": SAs with NIC offload (offload dev %s) are not supported while this module is loaded: their packets are dropped\n",
+			     netdev_name(x->xso.dev));
+		eso_count(xs_net(x), ESO_TX_ERRORS);
+		return -EOPNOTSUPP;
+	}
 
 	low = eso_output_prepare(x, skb, ipv6, &esp);
 	err = low < 0 ? low : eso_output_finish(x, skb, ipv6, &esp, low, false);
@@ -248,6 +271,20 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 		eso_count(xs_net(x), ESO_TX_ERRORS);
 	eso_stage_end(xs_net(x), ESO_NS_TX_XMIT, t0);
 	return err;
+}
+
+/*
+ * Append @skb to the segment list @head whose last ->next is @tail. As
+ * skb_segment() leaves it, the head's ->prev is the last segment:
+ * validate_xmit_skb_list() chains lists through it, and the one
+ * skb_segment() set may be a segment dropped since.
+ */
+static void eso_seg_append(struct sk_buff **head, struct sk_buff ***tail,
+			   struct sk_buff *skb)
+{
+	**tail = skb;
+	*tail = &skb->next;
+	(*head)->prev = skb;
 }
 
 /*
@@ -508,9 +545,10 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 		skb = bs[i].skb;
 		if (bs[i].req) {
 			bs[i].err = errs[nreq++];
+			/* the outer length: see eso_output_finish() */
+			if (!bs[i].err)
+				bs[i].err = eso_seg_finished(skb);
 			if (!bs[i].err) {
-				/* the outer length: see eso_output_finish() */
-				secpath_reset(skb);
 				eso_count(net, ESO_TX_SEGMENTS);
 				eso_count(net, ESO_TX_BATCHED);
 			}
@@ -523,8 +561,7 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 			continue;
 		}
 		eso_batch_restore_data(&bs[i]);
-		*tail = skb;
-		tail = &skb->next;
+		eso_seg_append(&head, &tail, skb);
 	}
 
 	kfree_sensitive(mem);
@@ -588,8 +625,7 @@ struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
 			skb->csum_level = 0;
 		}
 		eso_batch_restore_data(&bs);
-		*tail = skb;
-		tail = &skb->next;
+		eso_seg_append(&head, &tail, skb);
 		n++;
 	}
 	eso_count_add(net, ESO_TX_SEGMENTS, n);

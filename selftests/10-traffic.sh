@@ -169,6 +169,23 @@ if have_module && xfrm_setup gcm128 transport 4 2> /dev/null; then
 	echo 0 > $P
 fi
 
+# IPv6 transport mode behind a destination options header (a sticky IPV6_DSTOPTS,
+# 8 bytes of PadN), which stays in front of ESP: ESP's next header and the
+# segmentation must find TCP behind it.
+if xfrm_setup gcm128 transport 6 2> /dev/null; then
+	s0=0
+	have_module && s0=$(counter a tx_segments)
+	if XFER_TIMEOUT=30 XFER_OPTS=setsockopt-bin=41:59:x0000010400000000 xfer a b "$IP6_B" 2; then
+		t_ok "v6 behind a destination options header: data intact"
+	else
+		t_fail "v6 behind a destination options header: data intact" "$XFER_WHY"
+	fi
+	if have_module; then
+		t_expect "v6 behind a destination options header: fast path (tx_segments +$(( $(counter a tx_segments) - s0 )))" \
+			"$(counter a tx_segments)" -gt "$s0"
+	fi
+fi
+
 # Tunnel mode: the ICV vouches for the inner checksum only for packets addressed to
 # this host. b forwards 10.3.0.0/24 (to a dummy device): those packets are decrypted
 # (rx_decrypted) but keep their checksum check (rx_csum_by_icv stays).

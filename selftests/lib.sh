@@ -385,7 +385,8 @@ xfer() {
 	nsx "$dst" timeout "${XFER_TIMEOUT:-90}" socat -u "$listen" "CREATE:$rcv" &
 	pid=$!
 	# the sender retries connecting until the receiver listens (no polling with ss)
-	nsx "$src" timeout "${XFER_TIMEOUT:-90}" socat -u "OPEN:$data" "$tcp,retry=100,interval=0.1,connect-timeout=5"
+	nsx "$src" timeout "${XFER_TIMEOUT:-90}" socat -u "OPEN:$data" \
+		"$tcp,retry=100,interval=0.1,connect-timeout=5${XFER_OPTS:+,$XFER_OPTS}"
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		kill $pid 2>/dev/null; wait $pid 2>/dev/null
