@@ -152,20 +152,86 @@ static bool eso_dev_gso_esp(const struct net_device *dev)
 	return (dev->features | dev->hw_enc_features) & NETIF_F_GSO_ESP;
 }
 
-/* Give each segment its own sequence number, in wire order. */
-static int eso_number_segments(struct sk_buff *segs, unsigned int esp_off,
-			       u32 first, unsigned int reserved)
+/*
+ * Take @n sequence numbers from the output counter of the SA @x for the
+ * super-packet whose offload entry is @xo, exactly as
+ * xfrm_replay_overflow_offload*() (net/xfrm/xfrm_replay.c, the same in
+ * 6.1 and 6.12) takes gso_segs of them at xfrm_output() time, including
+ * its refusal to wrap.
+ */
+static int eso_reserve_late(struct xfrm_state *x, struct xfrm_offload *xo,
+			    struct sk_buff *skb, unsigned int n)
 {
-	unsigned int n = 0;
-	struct sk_buff *seg;
+	struct xfrm_replay_state_esn *esn = x->replay_esn;
+	bool may_wrap = x->props.extra_flags & XFRM_SA_XFLAG_OSEQ_MAY_WRAP;
+	u32 *oseq, first, hi = 0;
+	int err = 0;
 
-	skb_list_walk_safe(segs, seg, segs) {
+	spin_lock_bh(&x->lock);
+	oseq = x->repl_mode == XFRM_REPLAY_MODE_LEGACY ? &x->replay.oseq :
+							&esn->oseq;
+	first = *oseq + 1;
+	if (x->repl_mode == XFRM_REPLAY_MODE_ESN) {
+		hi = esn->oseq_hi;
+		if (*oseq + n < *oseq) {
+			if (esn->oseq_hi + 1 == 0)
+				err = -EOVERFLOW;
+			else if (first < *oseq)
+				hi = ++esn->oseq_hi;	/* the first one wrapped */
+			else
+				esn->oseq_hi++;
+		}
+	} else if (*oseq + n < *oseq && !may_wrap) {
+		err = -EOVERFLOW;
+	}
+	if (!err)
+		*oseq += n;
+	spin_unlock_bh(&x->lock);
+
+	if (err) {
+		xfrm_audit_state_replay_overflow(x, skb);
+		return err;
+	}
+	xo->seq.low = first;
+	xo->seq.hi = hi;
+	return 0;
+}
+
+/*
+ * xfrm reserved gso_segs numbers for the super-packet. A GSO packet from
+ * an untrusted source (SKB_GSO_DODGY: a VM's virtio or tap traffic,
+ * forwarded into the SA) carries gso_segs 0 until something segments it:
+ * it got no numbers, and its first one went to the next packet as well.
+ * Its segments get numbers of their own now instead, higher than those of
+ * packets xfrm numbered since, which the peer's replay window accepts. A
+ * segmentation into more than gso_segs otherwise would reuse numbers of
+ * the next packet, which the peer drops: refused.
+ */
+static int eso_number_segments(struct xfrm_state *x, struct sk_buff *skb,
+			       struct sk_buff *segs, unsigned int esp_off,
+			       unsigned int reserved)
+{
+	struct xfrm_offload *xo = xfrm_offload(skb);
+	struct sk_buff *seg, *next;
+	unsigned int n = 0;
+	int err;
+
+	skb_list_walk_safe(segs, seg, next)
+		n++;
+	if (n > reserved) {
+		if (!(skb_shinfo(skb)->gso_type & SKB_GSO_DODGY))
+			return -ERANGE;
+		err = eso_reserve_late(x, xo, skb, n);
+		if (err)
+			return err;
+	}
+
+	n = 0;
+	skb_list_walk_safe(segs, seg, next) {
 		struct ip_esp_hdr *esph;
 
-		if (n == reserved)
-			return -ERANGE;
 		esph = (struct ip_esp_hdr *)(skb_mac_header(seg) + esp_off);
-		esph->seq_no = htonl(first + n);
+		esph->seq_no = htonl(xo->seq.low + n);
 		n++;
 	}
 	return n;
@@ -233,12 +299,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	if (IS_ERR_OR_NULL(segs))
 		goto bad;
 
-	/*
-	 * xfrm reserved exactly gso_segs numbers. A segmentation into more
-	 * would reuse numbers of the next packet, which the peer's replay
-	 * window drops; refuse it here instead.
-	 */
-	n = eso_number_segments(segs, esp_off, xo->seq.low, reserved);
+	n = eso_number_segments(x, skb, segs, esp_off, reserved);
 	if (n < 0) {
 		kfree_skb_list(segs);
 		goto bad;

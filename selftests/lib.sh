@@ -340,6 +340,8 @@ seqiv_driver() {
 CU="python3 $(dirname "${BASH_SOURCE[0]}")/cryptouser.py"
 # espinject.py: crafted ESP frames for the bad-input tests
 INJ="python3 $(dirname "${BASH_SOURCE[0]}")/espinject.py"
+# tapgso.py: a VM's TSO packets, through a tap
+TAPGSO="python3 $(dirname "${BASH_SOURCE[0]}")/tapgso.py"
 # pcrypt_del INSTANCE [TRIES]: SAs using it go once the xfrm GC ran; then it can go
 pcrypt_del() {
 	local i
