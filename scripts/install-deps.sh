@@ -7,8 +7,9 @@
 # from bookworm-backports (added to the apt sources if missing).
 set -eu
 PKGS="qemu-system-x86 busybox-static cpio kmod iproute2 iperf3 ethtool sparse socat
-      linux-source-6.1 strongswan-charon strongswan-swanctl gnuplot-nox dkms jq bc python3
-      python3-cryptography xz-utils make gcc procps coreutils util-linux file"
+      linux-source-6.1 strongswan-charon strongswan-swanctl libstrongswan-extra-plugins
+      gnuplot-nox dkms jq bc python3 python3-cryptography xz-utils make gcc procps coreutils
+      util-linux file"
 BPO_LINE='deb http://deb.debian.org/debian bookworm-backports main'
 export DEBIAN_FRONTEND=noninteractive
 APT="apt-get -y -q -o DPkg::Lock::Timeout=900 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold"
