@@ -443,6 +443,7 @@ int eso_rx_steer_init(void)
 	eso_nr_home_cpus = n;
 
 	timer_setup(&eso_rx_watchdog, eso_rx_watchdog_fn, 0);
+	eso_rx_last_done = jiffies;	/* "no completion yet" is not stale */
 	eso_napi_dev = eso_alloc_napi_dev();
 	if (!eso_napi_dev) {
 		kfree(eso_home_cpus);
