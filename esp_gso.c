@@ -205,7 +205,8 @@ static int eso_reserve_late(struct xfrm_state *x, struct xfrm_offload *xo,
  * Its segments get numbers of their own now instead, higher than those of
  * packets xfrm numbered since, which the peer's replay window accepts. A
  * segmentation into more than gso_segs otherwise would reuse numbers of
- * the next packet, which the peer drops: refused.
+ * the next packet, which the peer drops: refused. Only a DODGY packet's
+ * segments are counted first; all others are numbered in one walk.
  */
 static int eso_number_segments(struct xfrm_state *x, struct sk_buff *skb,
 			       struct sk_buff *segs, unsigned int esp_off,
@@ -216,20 +217,23 @@ static int eso_number_segments(struct xfrm_state *x, struct sk_buff *skb,
 	unsigned int n = 0;
 	int err;
 
-	skb_list_walk_safe(segs, seg, next)
-		n++;
-	if (n > reserved) {
-		if (!(skb_shinfo(skb)->gso_type & SKB_GSO_DODGY))
-			return -ERANGE;
-		err = eso_reserve_late(x, xo, skb, n);
-		if (err)
-			return err;
+	if (unlikely(skb_shinfo(skb)->gso_type & SKB_GSO_DODGY)) {
+		skb_list_walk_safe(segs, seg, next)
+			n++;
+		if (n > reserved) {
+			err = eso_reserve_late(x, xo, skb, n);
+			if (err)
+				return err;
+			reserved = n;
+		}
+		n = 0;
 	}
 
-	n = 0;
 	skb_list_walk_safe(segs, seg, next) {
 		struct ip_esp_hdr *esph;
 
+		if (n == reserved)
+			return -ERANGE;
 		esph = (struct ip_esp_hdr *)(skb_mac_header(seg) + esp_off);
 		esph->seq_no = htonl(xo->seq.low + n);
 		n++;

@@ -613,13 +613,12 @@ struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
 
 		skb_mark_not_on_list(skb);
 		eso_seg_to_payload(&bs, esp_off, 0);
-		if (eso_output_prepare(x, skb, ipv6, &bs.esp) < 0) {
+		if (eso_output_prepare(x, skb, ipv6, &bs.esp) < 0 ||
+		    eso_seg_finished(skb)) {
 			eso_count(net, ESO_TX_ERRORS);
 			kfree_skb(skb);
 			continue;
 		}
-		/* finished: validate_xmit_xfrm() lets it through as it is */
-		secpath_reset(skb);
 		if (csum_verified && skb->ip_summed == CHECKSUM_NONE) {
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
 			skb->csum_level = 0;
