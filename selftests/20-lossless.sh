@@ -21,7 +21,12 @@ for algo in ${LOSSLESS_ALGOS:-gcm128 null}; do
 		"xfrm errors a=$errs_a b=$errs_b, veth tx dropped va=$drop_a vb=$drop_b," \
 		"SA bytes a->b $(sa_bytes b $SPI_AB)"
 	for ns in a b; do xfrm_errors $ns | sed "s/^/xfrm_stat $ns: /" | while read -r l; do t_diag "$l"; done; done
-	t_expect "$name: zero retransmits" "$IPERF_RETR" -eq 0
+	# veth drops what does not fit its peer's 256-packet ring (veth_xdp_rx(); no
+	# back-pressure on these kernels): a loss on the link, outside ESP, that TCP must
+	# repair. It happened once in ~20 runs (esp-null, 6.12). Every retransmit must be
+	# one of those; the module's own count of what it sent and received is below.
+	t_expect "$name: zero retransmits beyond veth's own drops (retransmits $IPERF_RETR, va dropped ${drop_a:-0})" \
+		"$IPERF_RETR" -le "${drop_a:-0}"
 	t_expect "$name: zero xfrm errors" "$((errs_a + errs_b))" -eq 0
 	if [ -n "$ESP_MODULE" ] || have_module; then
 		tx1=$(counter a tx_segments) rx1=$(counter b rx_gro_packets)
@@ -31,6 +36,9 @@ for algo in ${LOSSLESS_ALGOS:-gcm128 null}; do
 		else
 			t_fail "$name: fast path" "counters did not grow: tx_segments ${tx0:-missing} -> ${tx1:-missing}, rx_gro_packets ${rx0:-missing} -> ${rx1:-missing}"
 		fi
+		# rx_gro_packets also counts the few packets sent without GSO
+		t_expect "$name: every segment sent reached the receiver's GRO but veth's drops" \
+			"$(( ${rx1:-0} - ${rx0:-0} + ${drop_a:-0} ))" -ge "$(( ${tx1:-1} - ${tx0:-0} ))"
 	fi
 done
 ns_cleanup
