@@ -37,6 +37,9 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/jhash.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
@@ -53,9 +56,12 @@ struct eso_rxq {
 	call_single_data_t csd;
 	unsigned long kick_pending;
 	unsigned long throttled;	/* bit 0: waits for async completions */
+	unsigned long enqueued;		/* packets ever queued, under q.lock */
+	unsigned long dequeued;		/* ...ever taken out, by the home CPU */
 };
 
 static DEFINE_PER_CPU_ALIGNED(struct eso_rxq, eso_rxqs);
+static bool eso_rx_blocked(struct sk_buff *skb);
 static struct net_device *eso_napi_dev;
 static unsigned int *eso_home_cpus;
 static unsigned int eso_nr_home_cpus;
@@ -213,7 +219,7 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 {
 	struct eso_rxq *rq = container_of(napi, struct eso_rxq, napi);
 	struct sk_buff_head batch, run;
-	bool throttled = false;
+	bool throttled = false, blocked = false;
 	int work = 0;
 
 	__skb_queue_head_init(&batch);
@@ -229,6 +235,10 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 				break;
 		}
 		skb = skb_peek(&batch);
+		if (eso_rx_blocked(skb)) {
+			blocked = true;	/* eso_rehome_finish() wakes us */
+			break;
+		}
 		if (eso_rxq_throttle(rq)) {
 			eso_count(dev_net(skb->dev), ESO_RX_ASYNC_THROTTLED);
 			throttled = true;
@@ -237,6 +247,7 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 		eso_rx_take(&batch, &run, budget - work);
 		while ((skb = __skb_dequeue(&run))) {
 			eso_rx_deliver(skb);
+			rq->dequeued++;
 			work++;
 		}
 	}
@@ -246,7 +257,7 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 		spin_lock(&rq->q.lock);
 		skb_queue_splice(&batch, &rq->q);
 		spin_unlock(&rq->q.lock);
-		if (!throttled)
+		if (!throttled && !blocked)
 			return work;	/* budget spent: poll again */
 	}
 	if (work < budget)
@@ -352,20 +363,268 @@ static void eso_rx_watchdog_fn(struct timer_list *t)
 }
 
 /*
- * The SA's home. A possible CPU that is not online (hotplug slots many VMs
- * have) passes its SAs on to the next online one: the same CPU for every
- * packet for as long as the set of online CPUs stays as it is.
+ * Homes. SPIs hash to ESO_HOME_SLOTS slots, each with its home CPU; the SAs
+ * of one slot share it, and so their order. A home starts where the slot's
+ * hash puts it, as RSS would, and moves when the GRO callback keeps taking
+ * the slot's packets on the home CPU itself: then decryption competes with
+ * whatever brings the packets in (on veth: the sender, since veth's NAPI
+ * runs where it transmits) while the aim was to take it off that CPU.
+ *
+ * A move must not reorder. The inner packets xfrm decapsulated on the old
+ * home sit in that CPU's gro_cells, the new home's in its own, and either
+ * may reach TCP first. So the switch (under the old home's queue lock, so
+ * that every packet queued before it is counted in `target`) marks the
+ * slot blocked, and the new home queues the slot's packets but hands none
+ * to xfrm until the old home has drained: it has taken every packet queued
+ * before the switch out of its queue, none is in asynchronous decryption,
+ * and it runs no NAPI, so its gro_cells have gone up to TCP. That last
+ * one can only be seen from an interrupt on the old home (an hrtimer,
+ * pinned there), never from its own softirq. One move at a time; a slot
+ * stays put for ESO_REHOME_HOLD after moving. Should the old home stay
+ * busy for ESO_REHOME_MAX, the move completes anyway and counts
+ * rx_rehome_forced: the new home cannot hold every other slot's packets
+ * behind this one for long.
  */
-static unsigned int eso_rx_home(__be32 spi)
-{
-	unsigned int cpu;
+#define ESO_HOME_SLOTS		256
+#define ESO_REHOME_WINDOW	1024		/* packets per decision */
+#define ESO_REHOME_HOLD		HZ
+#define ESO_REHOME_MAX		(HZ / 10)
+#define ESO_REHOME_POLL_NS	(50 * NSEC_PER_USEC)
 
-	cpu = eso_home_cpus[reciprocal_scale(jhash_1word((__force u32)spi, 0),
-					     eso_nr_home_cpus)];
+struct eso_home {
+	unsigned int cpu;	/* changes under the old home's q.lock */
+	unsigned int hashed;	/* where the hash put it; CPU 0 before init */
+	bool blocked;		/* moved; the old home has not drained yet */
+	unsigned int seen;	/* packets taken at GRO in this window */
+	unsigned int local;	/* ...of which on the home CPU itself */
+	unsigned long moved;	/* jiffies */
+};
+
+static struct eso_home eso_homes[ESO_HOME_SLOTS];
+
+static struct {
+	spinlock_t lock;		/* serialises starting a move */
+	struct eso_home *home;		/* the slot moving; NULL: none */
+	unsigned int from, to;
+	unsigned long target;		/* from's queue: packets to dequeue */
+	unsigned long deadline;		/* jiffies */
+	struct net *net;		/* where to count a forced move */
+	struct hrtimer timer;		/* pinned on from */
+	call_single_data_t csd;		/* starts the timer on from */
+} eso_move;
+
+static bool rx_rehome = true;
+
+static void eso_homes_reset(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ESO_HOME_SLOTS; i++)
+		WRITE_ONCE(eso_homes[i].cpu, eso_homes[i].hashed);
+}
+
+/*
+ * rx_rehome=N also puts every home back where the hash put it, so that
+ * N means the same whatever ran before (an A/B in one boot). Without a
+ * drain: packets of a flow in progress at that moment may reorder once.
+ */
+static int eso_rehome_param_set(const char *val, const struct kernel_param *kp)
+{
+	int err = param_set_bool(val, kp);
+
+	if (!err && !READ_ONCE(rx_rehome))
+		eso_homes_reset();
+	return err;
+}
+
+static const struct kernel_param_ops eso_rehome_param_ops = {
+	.set = eso_rehome_param_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(rx_rehome, &eso_rehome_param_ops, &rx_rehome, 0644);
+MODULE_PARM_DESC(rx_rehome,
+		 "Move an SA's RX home off the CPU that keeps receiving its packets; N also puts every home back where its hash put it (default: Y)");
+
+static unsigned int rx_rehome_every;
+module_param(rx_rehome_every, uint, 0644);
+MODULE_PARM_DESC(rx_rehome_every,
+		 "Test only: move every slot's RX home after this many packets, wherever they arrive (default: 0, off)");
+
+static struct eso_home *eso_home_slot(__be32 spi)
+{
+	return &eso_homes[jhash_1word((__force u32)spi, 0) % ESO_HOME_SLOTS];
+}
+
+/*
+ * The CPU that serves home @cpu. A possible CPU that is not online
+ * (hotplug slots many VMs have) passes its SAs on to the next online one:
+ * the same CPU for every packet for as long as the set of online CPUs
+ * stays as it is.
+ */
+static unsigned int eso_home_online(unsigned int cpu)
+{
 	if (likely(cpu_online(cpu)))
 		return cpu;
 	cpu = cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
 	return cpu < nr_cpu_ids ? cpu : smp_processor_id();
+}
+
+/*
+ * Runs on the old home, in hard interrupt context: has it drained? See
+ * eso_homes. softirq_count() covers a NAPI that is being polled (its
+ * softirq was interrupted) and busy polling (bottom halves off); the poll
+ * list holds every NAPI scheduled here, gro_cells' among them.
+ */
+static bool eso_rehome_drained(void)
+{
+	struct eso_rxq *rq = this_cpu_ptr(&eso_rxqs);
+
+	if ((long)(READ_ONCE(rq->dequeued) - eso_move.target) < 0)
+		return false;
+	if (atomic_read(&eso_rx_inflight) > 0)
+		return false;
+	return !softirq_count() &&
+	       list_empty(&this_cpu_ptr(&softnet_data)->poll_list);
+}
+
+static void eso_rehome_finish(bool forced)
+{
+	struct eso_home *h = eso_move.home;
+	struct net *net = eso_move.net;
+	unsigned int to = eso_move.to;
+
+	if (forced)
+		eso_count(net, ESO_RX_REHOME_FORCED);
+	WRITE_ONCE(h->blocked, false);
+	/* the move's fields are read; the next move may now overwrite them */
+	smp_store_release(&eso_move.home, NULL);
+	eso_rxq_wake(per_cpu_ptr(&eso_rxqs, to), to);
+	put_net(net);
+}
+
+/* Hard interrupt context, on the old home unless it went offline. */
+static bool eso_rehome_try_finish(void)
+{
+	bool forced = smp_processor_id() != eso_move.from ||
+		      time_after(jiffies, eso_move.deadline);
+
+	if (!forced && !eso_rehome_drained())
+		return false;
+	eso_rehome_finish(forced);
+	return true;
+}
+
+static enum hrtimer_restart eso_rehome_timer_fn(struct hrtimer *t)
+{
+	if (eso_rehome_try_finish())
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(ESO_REHOME_POLL_NS));
+	return HRTIMER_RESTART;
+}
+
+static void eso_rehome_arm(void *unused)
+{
+	if (!eso_rehome_try_finish())
+		hrtimer_start(&eso_move.timer, ns_to_ktime(ESO_REHOME_POLL_NS),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/*
+ * Move @h's home from @from to @to (see eso_homes). Softirq context, from
+ * the GRO callback; gives up quietly if another move is under way.
+ */
+static void eso_rehome_start(struct eso_home *h, unsigned int from,
+			     unsigned int to, struct net *net)
+{
+	struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, from);
+
+	if (to >= nr_cpu_ids || to == from || !cpu_online(from))
+		return;
+	if (!spin_trylock(&eso_move.lock))
+		return;
+	/* the timer's last run may still be returning, on the last from */
+	if (eso_move.home || hrtimer_active(&eso_move.timer))
+		goto unlock;
+	net = maybe_get_net(net);
+	if (!net)
+		goto unlock;
+
+	spin_lock(&rq->q.lock);
+	if (READ_ONCE(h->cpu) != from) {
+		spin_unlock(&rq->q.lock);
+		put_net(net);
+		goto unlock;
+	}
+	eso_move.target = rq->enqueued;
+	WRITE_ONCE(h->blocked, true);
+	/* blocked before the new home: pairs with the acquire in eso_rx_steer() */
+	smp_store_release(&h->cpu, to);
+	spin_unlock(&rq->q.lock);
+
+	h->moved = jiffies;
+	eso_move.from = from;
+	eso_move.to = to;
+	eso_move.deadline = jiffies + ESO_REHOME_MAX;
+	eso_move.net = net;
+	eso_move.home = h;
+	eso_count(net, ESO_RX_REHOMED);
+
+	if (from == smp_processor_id())
+		hrtimer_start(&eso_move.timer, ns_to_ktime(ESO_REHOME_POLL_NS),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	else if (smp_call_function_single_async(from, &eso_move.csd))
+		eso_rehome_finish(true);	/* from went offline */
+unlock:
+	spin_unlock(&eso_move.lock);
+}
+
+/*
+ * Called for each packet the GRO callback queues on @h's home @home:
+ * move the home off this CPU when ESO_REHOME_WINDOW packets in a row were
+ * mostly (3 in 4) taken here. The counts are racy on purpose; a lost
+ * increment only shifts a window.
+ */
+static void eso_home_note(struct eso_home *h, unsigned int home,
+			  struct net *net)
+{
+	unsigned int every = READ_ONCE(rx_rehome_every);
+	unsigned int seen, local;
+
+	if (!READ_ONCE(rx_rehome) && !every)
+		return;
+	if (home == smp_processor_id())
+		h->local++;
+	seen = ++h->seen;
+	if (seen < (every ?: ESO_REHOME_WINDOW))
+		return;
+	local = h->local;
+	h->seen = 0;
+	h->local = 0;
+	if (!every && (local * 4 < seen * 3 ||
+		       time_before(jiffies, h->moved + ESO_REHOME_HOLD)))
+		return;
+	/*
+	 * An asynchronous AEAD already takes decryption off this CPU, and its
+	 * completions would keep the old home from draining.
+	 */
+	if (atomic_read(&eso_rx_inflight) > 0)
+		return;
+	eso_rehome_start(h, home,
+			 cpumask_next_wrap(home, cpu_online_mask, home, false),
+			 net);
+}
+
+/* The home's queue must not hand @skb to xfrm yet: see eso_homes. */
+static bool eso_rx_blocked(struct sk_buff *skb)
+{
+	struct eso_home *h;
+
+	if (likely(!READ_ONCE(eso_move.home)))
+		return false;
+	h = eso_home_slot(((struct ip_esp_hdr *)skb->data)->spi);
+	return READ_ONCE(h->blocked) &&
+	       READ_ONCE(h->cpu) == smp_processor_id();
 }
 
 /*
@@ -374,8 +633,9 @@ static unsigned int eso_rx_home(__be32 spi)
  */
 void eso_rx_steer(struct sk_buff *skb, __be32 spi)
 {
+	struct eso_home *h = eso_home_slot(spi);
 	struct net *net = dev_net(skb->dev);
-	unsigned int cpu;
+	unsigned int home, cpu;
 	struct eso_rxq *rq;
 	bool was_empty;
 
@@ -385,10 +645,18 @@ void eso_rx_steer(struct sk_buff *skb, __be32 spi)
 		return;
 	}
 
-	cpu = eso_rx_home(spi);
+again:
+	/* a new home is published after its slot is marked blocked */
+	home = smp_load_acquire(&h->cpu);
+	cpu = eso_home_online(home);
 	rq = per_cpu_ptr(&eso_rxqs, cpu);
 
 	spin_lock(&rq->q.lock);
+	if (unlikely(READ_ONCE(h->cpu) != home)) {
+		/* moved meanwhile: queue behind the switch, on the new home */
+		spin_unlock(&rq->q.lock);
+		goto again;
+	}
 	if (unlikely(skb_queue_len(&rq->q) >= ESO_RXQ_MAX)) {
 		spin_unlock(&rq->q.lock);
 		eso_count(net, ESO_RX_DROP_BACKLOG);
@@ -398,10 +666,13 @@ void eso_rx_steer(struct sk_buff *skb, __be32 spi)
 	}
 	was_empty = skb_queue_empty(&rq->q);
 	__skb_queue_tail(&rq->q, skb);
+	rq->enqueued++;
 	spin_unlock(&rq->q.lock);
 
 	if (cpu != smp_processor_id())
 		eso_count(net, ESO_RX_STEERED);
+	if (cpu == home)
+		eso_home_note(h, home, net);
 	if (!was_empty)
 		return;	/* the NAPI is scheduled (or throttled) and will get to it */
 	eso_rxq_wake(rq, cpu);
@@ -413,8 +684,10 @@ static void eso_rxq_drain(struct eso_rxq *rq)
 	struct sk_buff *skb;
 
 	local_bh_disable();
-	while ((skb = skb_dequeue(&rq->q)))
+	while ((skb = skb_dequeue(&rq->q))) {
 		eso_rx_deliver(skb);
+		rq->dequeued++;
+	}
 	local_bh_enable();
 }
 
@@ -441,6 +714,15 @@ int eso_rx_steer_init(void)
 	for_each_possible_cpu(cpu)
 		eso_home_cpus[n++] = cpu;
 	eso_nr_home_cpus = n;
+	for (n = 0; n < ESO_HOME_SLOTS; n++)
+		eso_homes[n].hashed = eso_home_cpus[n % eso_nr_home_cpus];
+	eso_homes_reset();
+
+	spin_lock_init(&eso_move.lock);
+	hrtimer_init(&eso_move.timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	eso_move.timer.function = eso_rehome_timer_fn;
+	INIT_CSD(&eso_move.csd, eso_rehome_arm, NULL);
 
 	timer_setup(&eso_rx_watchdog, eso_rx_watchdog_fn, 0);
 	eso_rx_last_done = jiffies;	/* "no completion yet" is not stale */
@@ -478,6 +760,12 @@ void eso_rx_steer_exit(void)
 		cpuhp_remove_state_nocalls(eso_cpuhp_state);
 	eso_cpuhp_state = 0;
 	del_timer_sync(&eso_rx_watchdog);
+	/* a move ends by ESO_REHOME_MAX; it holds a netns reference */
+	while (smp_load_acquire(&eso_move.home))	/* pairs with eso_rehome_finish() */
+		msleep(20);
+	hrtimer_cancel(&eso_move.timer);
+	/* and the IPI that armed the timer has returned (it ran irqs off) */
+	synchronize_rcu();
 
 	for_each_possible_cpu(cpu) {
 		struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, cpu);

@@ -47,17 +47,25 @@ stages() {
 	for s in $STAGES; do echo $(( $(counter a $s) + $(counter b $s) )); done | paste -sd' '
 }
 
+# SA homes moved in both netns (the data SA's in b, the ACK SA's in a)
+rehomed() { echo $(( $(counter a rx_rehomed || echo 0) + $(counter b rx_rehomed || echo 0) )); }
+
 # one iperf3 run; prints the tab-separated row for runs.tsv
 measure() { # fam cfg rep timing
 	local dst=$IP4_B b0 b1 s0 s1 bytes
 	[ "$1" = 6 ] && dst=$IP6_B
+	local g0 g1 st0 st1 mv0 mv1 share=
 	b0=$(busy); s0=$(stages)
+	g0=$(counter b rx_gro_packets) st0=$(counter b rx_steered) mv0=$(rehomed)
 	iperf_run a b "$dst" "$T" || { log "iperf3 failed: $*"; return 1; }
 	b1=$(busy); s1=$(stages)
+	g1=$(counter b rx_gro_packets) st1=$(counter b rx_steered) mv1=$(rehomed)
+	[ -n "$g1" ] && [ "$((g1 - g0))" -gt 0 ] &&
+		share=", steered $(( (st1 - st0) * 100 / (g1 - g0) ))%, rehomed $((${mv1:-0} - ${mv0:-0}))"
 	bytes=$(jq -r '.end.sum_received.bytes' "$IPERF_JSON")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" \
 		"$IPERF_BPS" "$bytes" $((b1 - b0)) "$IPERF_RETR" "$s0" "$s1" >> /out/runs.tsv
-	log "v$1 $2 rep $3 timing=$4: $((IPERF_BPS / 1000000)) Mbit/s, retr $IPERF_RETR"
+	log "v$1 $2 rep $3 timing=$4: $((IPERF_BPS / 1000000)) Mbit/s, retr $IPERF_RETR$share"
 }
 
 printf 'fam\tcell\trep\tvariant\tbps\tbytes\tbusy_jiffies\tretrans\tstages0\tstages1\n' > /out/runs.tsv

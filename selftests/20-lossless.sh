@@ -42,3 +42,40 @@ for algo in ${LOSSLESS_ALGOS:-gcm128 null}; do
 	fi
 done
 ns_cleanup
+
+# Moving an SA's RX home must not reorder (rx_steer.c, eso_homes). With rx_rehome_every
+# the homes move every few hundred packets, wherever they arrive: the receiver's TCP
+# must see every segment in order (TcpExtTCPOFOQueue stays), none lost or retransmitted.
+rehome_case() {
+	local algo=$1 name="rehome $1" p=/sys/module/esp_swoffload/parameters
+	local mv0 mv1 fo0 fo1 ofo0 ofo1 errs
+	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup "$algo" transport 4 2>> "$T_TMP/err"; then
+		t_fail "$name: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
+		return
+	fi
+	echo "${REHOME_EVERY:-300}" > $p/rx_rehome_every
+	mv0=$(counter b rx_rehomed) fo0=$(counter b rx_rehome_forced)
+	ofo0=$(nsx b nstat -az TcpExtTCPOFOQueue | awk '/TcpExtTCPOFOQueue/ {print $2}')
+	iperf_run a b "$ADDR_B" "${REHOME_SECS:-6}"
+	local rc=$?
+	echo 0 > $p/rx_rehome_every
+	if [ $rc -ne 0 ]; then
+		t_fail "$name: iperf3 ran" "$(head -c 600 "$IPERF_JSON" 2>/dev/null)"
+		return
+	fi
+	mv1=$(counter b rx_rehomed) fo1=$(counter b rx_rehome_forced)
+	ofo1=$(nsx b nstat -az TcpExtTCPOFOQueue | awk '/TcpExtTCPOFOQueue/ {print $2}')
+	errs=$(( $(xfrm_errors_total a) + $(xfrm_errors_total b) ))
+	t_diag "$name: $(( IPERF_BPS / 1000000 )) Mbit/s, rx_rehomed +$((mv1 - mv0)), rx_rehome_forced +$((fo1 - fo0)), TcpExtTCPOFOQueue +$((ofo1 - ofo0)), retransmits $IPERF_RETR"
+	t_expect "$name: homes moved (rx_rehomed +$((mv1 - mv0)))" "$((mv1 - mv0))" -ge 3
+	t_expect "$name: every segment in order (TcpExtTCPOFOQueue +$((ofo1 - ofo0)))" "$((ofo1 - ofo0))" -eq 0
+	t_expect "$name: zero retransmits" "$IPERF_RETR" -eq 0
+	t_expect "$name: zero xfrm errors" "$errs" -eq 0
+	[ "$IPERF_RETR" = 0 ] || retrans_why a b | while read -r l; do t_diag "$l"; done
+}
+if [ -n "$ESP_MODULE" ] || have_module; then
+	for algo in ${REHOME_ALGOS:-gcm128 null}; do rehome_case "$algo"; done
+	ns_cleanup
+else
+	t_skip "rehome: homes move in order" "no module loaded"
+fi
