@@ -392,7 +392,7 @@ static void eso_rx_watchdog_fn(struct timer_list *t)
 #define ESO_REHOME_POLL_NS	(50 * NSEC_PER_USEC)
 
 struct eso_home {
-	unsigned int cpu;	/* changes under the old home's q.lock */
+	unsigned int cpu;	/* moves under the old home's q.lock */
 	unsigned int hashed;	/* where the hash put it; CPU 0 before init */
 	bool blocked;		/* moved; the old home has not drained yet */
 	unsigned int seen;	/* packets taken at GRO in this window */
@@ -425,8 +425,9 @@ static void eso_homes_reset(void)
 
 /*
  * rx_rehome=N also puts every home back where the hash put it, so that
- * N means the same whatever ran before (an A/B in one boot). Without a
- * drain: packets of a flow in progress at that moment may reorder once.
+ * N means the same whatever ran before (an A/B in one boot). Without the
+ * lock or a drain: packets of a flow in progress at that moment may
+ * reorder once; it is an administrator's switch, not a data path.
  */
 static int eso_rehome_param_set(const char *val, const struct kernel_param *kp)
 {
