@@ -381,9 +381,10 @@ static void eso_rx_watchdog_fn(struct timer_list *t)
  * one can only be seen from an interrupt on the old home (an hrtimer,
  * pinned there), never from its own softirq. One move at a time; a slot
  * stays put for ESO_REHOME_HOLD after moving. Should the old home stay
- * busy for ESO_REHOME_MAX, the move completes anyway and counts
- * rx_rehome_forced: the new home cannot hold every other slot's packets
- * behind this one for long.
+ * busy for ESO_REHOME_MAX, the check stops waiting for bottom halves to
+ * be on (eso_rehome_drained()), and after twice that the move completes
+ * anyway; both count rx_rehome_forced: the new home cannot hold every
+ * other slot's packets behind this one for long.
  */
 #define ESO_HOME_SLOTS		256
 #define ESO_REHOME_WINDOW	1024		/* packets per decision */
@@ -419,8 +420,14 @@ static void eso_homes_reset(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ESO_HOME_SLOTS; i++)
-		WRITE_ONCE(eso_homes[i].cpu, eso_homes[i].hashed);
+	for (i = 0; i < ESO_HOME_SLOTS; i++) {
+		struct eso_home *h = &eso_homes[i];
+
+		WRITE_ONCE(h->cpu, h->hashed);
+		h->seen = 0;
+		h->local = 0;
+		h->moved = jiffies - ESO_REHOME_HOLD - 1;	/* free to move */
+	}
 }
 
 /*
@@ -477,7 +484,7 @@ static unsigned int eso_home_online(unsigned int cpu)
  * softirq was interrupted) and busy polling (bottom halves off); the poll
  * list holds every NAPI scheduled here, gro_cells' among them.
  */
-static bool eso_rehome_drained(void)
+static bool eso_rehome_drained(bool late)
 {
 	struct eso_rxq *rq = this_cpu_ptr(&eso_rxqs);
 
@@ -485,8 +492,14 @@ static bool eso_rehome_drained(void)
 		return false;
 	if (atomic_read(&eso_rx_inflight) > 0)
 		return false;
-	return !softirq_count() &&
-	       list_empty(&this_cpu_ptr(&softnet_data)->poll_list);
+	/*
+	 * Late, only a softirq being served counts: a sender spends long
+	 * stretches with bottom halves off (encrypting in dev_queue_xmit()),
+	 * and only busy polling, off by default, polls a NAPI there.
+	 */
+	if (late ? in_serving_softirq() : softirq_count())
+		return false;
+	return list_empty(&this_cpu_ptr(&softnet_data)->poll_list);
 }
 
 static void eso_rehome_finish(bool forced)
@@ -504,15 +517,23 @@ static void eso_rehome_finish(bool forced)
 	put_net(net);
 }
 
-/* Hard interrupt context, on the old home unless it went offline. */
+/*
+ * Hard interrupt context, on the old home unless it went offline. After
+ * ESO_REHOME_MAX the drain check relaxes; after twice that, or off the
+ * old home, the move completes regardless (both count as forced).
+ */
 static bool eso_rehome_try_finish(void)
 {
-	bool forced = smp_processor_id() != eso_move.from ||
-		      time_after(jiffies, eso_move.deadline);
+	bool late = time_after(jiffies, eso_move.deadline);
 
-	if (!forced && !eso_rehome_drained())
+	if (smp_processor_id() != eso_move.from ||
+	    time_after(jiffies, eso_move.deadline + ESO_REHOME_MAX)) {
+		eso_rehome_finish(true);
+		return true;
+	}
+	if (!eso_rehome_drained(late))
 		return false;
-	eso_rehome_finish(forced);
+	eso_rehome_finish(late);
 	return true;
 }
 

@@ -73,8 +73,48 @@ rehome_case() {
 	t_expect "$name: zero xfrm errors" "$errs" -eq 0
 	[ "$IPERF_RETR" = 0 ] || retrans_why a b | while read -r l; do t_diag "$l"; done
 }
+# When a home moves on its own: 1500 UDP datagrams from a sender pinned to one CPU
+# arrive at b's GRO on that CPU (veth runs its NAPI where it transmits). With every
+# home back at its hash before each run, exactly one of the two CPUs is the SA's
+# home, and only the run pinned there must move it; with rx_rehome=N neither does.
+rehome_trigger_runs() { # -> the moves of the runs pinned to CPU 0 and to CPU 1
+	local c m0 m1 p=/sys/module/esp_swoffload/parameters out=
+	for c in 0 1; do
+		echo N > $p/rx_rehome	# N puts every home back at its hash
+		echo "$1" > $p/rx_rehome
+		m0=$(counter b rx_rehomed)
+		nsx a taskset -c $c python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(1500):
+    s.sendto(b"x" * 64, ("10.0.0.2", 9))'
+		m1=$(counter b rx_rehomed)
+		out="$out $((m1 - m0))"
+	done
+	echo Y > $p/rx_rehome
+	echo $out
+}
+rehome_trigger_case() {
+	local moves
+	if [ "$(nproc)" -ne 2 ]; then
+		t_skip "rehome trigger" "needs 2 CPUs"
+		return
+	fi
+	# TSO off: else veth bypasses its NAPI, and so GRO (veth_skb_is_eligible_for_gro())
+	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup gcm128 transport 4 2>> "$T_TMP/err"; then
+		t_fail "rehome trigger: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
+		return
+	fi
+	moves=$(rehome_trigger_runs Y)
+	t_diag "rehome trigger: rx_rehome=Y, moves with the sender on CPU 0 / 1: $moves"
+	t_expect "rehome trigger: the home moves off the one CPU that takes every packet ($moves)" \
+		"$(echo "$moves" | awk '{print $1 + $2}')" -eq 1
+	moves=$(rehome_trigger_runs N)
+	t_expect "rehome trigger: with rx_rehome=N it stays ($moves)" \
+		"$(echo "$moves" | awk '{print $1 + $2}')" -eq 0
+}
 if [ -n "$ESP_MODULE" ] || have_module; then
 	for algo in ${REHOME_ALGOS:-gcm128 null}; do rehome_case "$algo"; done
+	rehome_trigger_case
 	ns_cleanup
 else
 	t_skip "rehome: homes move in order" "no module loaded"
