@@ -9,7 +9,8 @@ for algo in ${LOSSLESS_ALGOS:-gcm128 null}; do
 		t_fail "$name: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
 		continue
 	fi
-	tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets)
+	tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets) rt0=$(tcp_retrans a)
+	dq0=$(link_stat a va tx dropped)
 	if ! iperf_run a b "$ADDR_B" "$SECS"; then
 		t_fail "$name: iperf3 ran" "$(head -c 600 "$IPERF_JSON" 2>/dev/null)"
 		continue
@@ -17,6 +18,7 @@ for algo in ${LOSSLESS_ALGOS:-gcm128 null}; do
 	t_ok "$name: iperf3 ran"
 	errs_a=$(xfrm_errors_total a) errs_b=$(xfrm_errors_total b)
 	drop_a=$(link_stat a va tx dropped) drop_b=$(link_stat b vb tx dropped)
+	dq=$(( ${drop_a:-0} - ${dq0:-0} ))	# during the run (6.12 drops one at setup)
 	t_diag "$name: $(( IPERF_BPS / 1000000 )) Mbit/s (guest clock), retransmits $IPERF_RETR," \
 		"xfrm errors a=$errs_a b=$errs_b, veth tx dropped va=$drop_a vb=$drop_b," \
 		"SA bytes a->b $(sa_bytes b $SPI_AB)"
@@ -25,8 +27,10 @@ for algo in ${LOSSLESS_ALGOS:-gcm128 null}; do
 	# back-pressure on these kernels): a loss on the link, outside ESP, that TCP must
 	# repair. It happened once in ~20 runs (esp-null, 6.12). Every retransmit must be
 	# one of those; the module's own count of what it sent and received is below.
-	t_expect "$name: zero retransmits beyond veth's own drops (retransmits $IPERF_RETR, va dropped ${drop_a:-0})" \
-		"$IPERF_RETR" -le "${drop_a:-0}"
+	# Tail-loss probes (a late ACK, no loss) are not counted (tcp_retrans).
+	rt1=$(tcp_retrans a)
+	t_expect "$name: zero retransmits beyond veth's own drops ($((rt1 - rt0)) of $IPERF_RETR not probes, va dropped +$dq)" \
+		"$((${rt1:-999} - ${rt0:-0}))" -le "$dq"
 	t_expect "$name: zero xfrm errors" "$((errs_a + errs_b))" -eq 0
 	if [ -n "$ESP_MODULE" ] || have_module; then
 		tx1=$(counter a tx_segments) rx1=$(counter b rx_gro_packets)
@@ -38,7 +42,7 @@ for algo in ${LOSSLESS_ALGOS:-gcm128 null}; do
 		fi
 		# rx_gro_packets also counts the few packets sent without GSO
 		t_expect "$name: every segment sent reached the receiver's GRO but veth's drops" \
-			"$(( ${rx1:-0} - ${rx0:-0} + ${drop_a:-0} ))" -ge "$(( ${tx1:-1} - ${tx0:-0} ))"
+			"$(( ${rx1:-0} - ${rx0:-0} + dq ))" -ge "$(( ${tx1:-1} - ${tx0:-0} ))"
 	fi
 done
 ns_cleanup
@@ -48,13 +52,14 @@ ns_cleanup
 # must see every segment in order (TcpExtTCPOFOQueue stays), none lost or retransmitted.
 rehome_case() {
 	local algo=$1 name="rehome $1" p=/sys/module/esp_swoffload/parameters
-	local mv0 mv1 fo0 fo1 ofo0 ofo1 errs
+	local mv0 mv1 fo0 fo1 ofo0 ofo1 errs rt0 rt1 dq0 dq
 	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup "$algo" transport 4 2>> "$T_TMP/err"; then
 		t_fail "$name: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
 		return
 	fi
 	echo "${REHOME_EVERY:-300}" > $p/rx_rehome_every
-	mv0=$(counter b rx_rehomed) fo0=$(counter b rx_rehome_forced)
+	mv0=$(counter b rx_rehomed) fo0=$(counter b rx_rehome_forced) rt0=$(tcp_retrans a)
+	dq0=$(link_stat a va tx dropped)
 	ofo0=$(nsx b nstat -az TcpExtTCPOFOQueue | awk '/TcpExtTCPOFOQueue/ {print $2}')
 	iperf_run a b "$ADDR_B" "${REHOME_SECS:-6}"
 	local rc=$?
@@ -63,13 +68,16 @@ rehome_case() {
 		t_fail "$name: iperf3 ran" "$(head -c 600 "$IPERF_JSON" 2>/dev/null)"
 		return
 	fi
-	mv1=$(counter b rx_rehomed) fo1=$(counter b rx_rehome_forced)
+	mv1=$(counter b rx_rehomed) fo1=$(counter b rx_rehome_forced) rt1=$(tcp_retrans a)
 	ofo1=$(nsx b nstat -az TcpExtTCPOFOQueue | awk '/TcpExtTCPOFOQueue/ {print $2}')
 	errs=$(( $(xfrm_errors_total a) + $(xfrm_errors_total b) ))
 	t_diag "$name: $(( IPERF_BPS / 1000000 )) Mbit/s, rx_rehomed +$((mv1 - mv0)), rx_rehome_forced +$((fo1 - fo0)), TcpExtTCPOFOQueue +$((ofo1 - ofo0)), retransmits $IPERF_RETR"
 	t_expect "$name: homes moved (rx_rehomed +$((mv1 - mv0)))" "$((mv1 - mv0))" -ge 3
 	t_expect "$name: every segment in order (TcpExtTCPOFOQueue +$((ofo1 - ofo0)))" "$((ofo1 - ofo0))" -eq 0
-	t_expect "$name: zero retransmits" "$IPERF_RETR" -eq 0
+	# tail-loss probes (a late ACK) and veth's ring drops are not the module's doing
+	dq=$(( $(link_stat a va tx dropped) - ${dq0:-0} ))
+	t_expect "$name: zero retransmits but probes and veth's drops ($((rt1 - rt0)) of $IPERF_RETR, va dropped +$dq)" \
+		"$((rt1 - rt0))" -le "$dq"
 	t_expect "$name: zero xfrm errors" "$errs" -eq 0
 	[ "$IPERF_RETR" = 0 ] || retrans_why a b | while read -r l; do t_diag "$l"; done
 }
