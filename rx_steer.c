@@ -589,7 +589,7 @@ static void eso_rehome_start(struct eso_home *h, unsigned int from,
 	eso_move.to = to;
 	eso_move.deadline = jiffies + ESO_REHOME_MAX;
 	eso_move.net = net;
-	eso_move.home = h;
+	WRITE_ONCE(eso_move.home, h);	/* read locklessly by eso_rx_blocked() */
 	eso_count(net, ESO_RX_REHOMED);
 
 	if (from == smp_processor_id())
