@@ -545,6 +545,7 @@ static enum hrtimer_restart eso_rehome_timer_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+/* Runs on from: finish now if drained, else poll from its hrtimer. */
 static void eso_rehome_arm(void *unused)
 {
 	if (!eso_rehome_try_finish())
@@ -593,8 +594,7 @@ static void eso_rehome_start(struct eso_home *h, unsigned int from,
 	eso_count(net, ESO_RX_REHOMED);
 
 	if (from == smp_processor_id())
-		hrtimer_start(&eso_move.timer, ns_to_ktime(ESO_REHOME_POLL_NS),
-			      HRTIMER_MODE_REL_PINNED_HARD);
+		eso_rehome_arm(NULL);
 	else if (smp_call_function_single_async(from, &eso_move.csd))
 		eso_rehome_finish(true);	/* from went offline */
 unlock:
