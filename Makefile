@@ -11,6 +11,7 @@
 #   make bench           the full benchmark (bench/results.json, bench/results.png)
 #   make soak            SOAK_MIN (10) minutes of traffic, floods, async and reloads
 #   make profile         CPU-s/GB split into the module's stages (stage_timing=1)
+#   make sample          a function-level profile, sampled from the host (QEMU monitor)
 #   make dkms-install    build and install with DKMS for every installed kernel
 
 KVER ?= $(shell ls /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -1)
@@ -48,6 +49,9 @@ soak:
 profile:
 	scripts/profile.sh
 
+sample:
+	scripts/sample.sh
+
 # make check plus the DKMS install test in the guest (slow: it compiles under TCG)
 check-dkms:
 	DKMS_SELFTEST=1 scripts/check.sh
@@ -59,4 +63,4 @@ dkms-install:
 dkms-remove:
 	scripts/dkms-install.sh --remove
 
-.PHONY: modules clean lint deps check check-dkms demo demo-swan bench soak profile dkms-install dkms-remove
+.PHONY: modules clean lint deps check check-dkms demo demo-swan bench soak profile sample dkms-install dkms-remove

@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/check.sh - the project's test suite (make check):
 #   install-deps; build for the newest 6.1.x and 6.12.x kernel; lint (one test);
-#   per kernel one VM running selftests/run.sh with that kernel's module; the two-VM
+#   per kernel one VM running selftests/run.sh with that kernel's module; make sample's
+#   report on a made-up run and a 3 s recording (one VM); the two-VM
 #   wire-compatibility test (module vs stock) per kernel in CHECK_PAIR_KERNELS.
 # Output: TAP-style "ok N - <kver> <test>" / "not ok N - ...", "# " diagnostics, and
 # last line exactly "N passed, N failed". Exit status 1 if anything failed.
 # Logs: build/check/ (per VM: guest.log, console.log, dmesg.log).
 # Env: CHECK_KERNELS ("6.1 6.12"), CHECK_PAIR_KERNELS ("6.1 6.12"; pairs after the first
 #      are skipped once CHECK_BUDGET seconds (1500) have elapsed), CHECK_LINT (1),
-#      CHECK_DEPS (1), CHECK_VERBOSE (1: pass every "# " line from the guests through),
+#      CHECK_DEPS (1), CHECK_SAMPLE (1: test make sample), CHECK_VERBOSE (1: pass every
+#      "# " line from the guests through),
 #      CHECK_VM_TIMEOUT (1500 s per selftests VM), CHECK_PAIR_TIMEOUT (600 s).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -112,6 +114,29 @@ for k in "${KVERS[@]}"; do
 	fi
 	[ "$GUEST_TESTS" -gt 0 ] || tap fail "$k selftests reported results" "no TAP output; see $out"
 done
+
+# ---- make sample: the report's arithmetic, and one short recording through the monitor
+if [ "${CHECK_SAMPLE:-1}" = 1 ]; then
+	if out=$(python3 "$ROOT/scripts/sample.py" selftest 2>&1); then
+		tap ok "host sample.py report (a made-up run)"
+	else
+		tap fail "host sample.py report (a made-up run)" "$out"
+	fi
+	k=${KVERS[0]:-}
+	if [ -n "$k" ]; then
+		KV=$k SAMPLE_CELLS=clear SAMPLE_T=3 "$ROOT/scripts/sample.sh" > "$LOG/sample.log" 2>&1
+		# the cell's row (at least 20 samples) and resolved kernel functions
+		rows=$(awk '$1 == "clear" && $3 >= 20' "$LOG/sample.log" | wc -l)
+		funcs=$(grep -cE '^ +[0-9.]+% +[0-9.]+ [a-z_]' "$LOG/sample.log")
+		if [ "$rows" -ge 1 ] && [ "$funcs" -ge 5 ]; then
+			tap ok "$k make sample (3 s of clear TCP, sampled from the host)"
+		else
+			tap fail "$k make sample (3 s of clear TCP, sampled from the host)" \
+				"$rows cell rows, $funcs function lines" "$(tail -15 "$LOG/sample.log")"
+		fi
+	fi
+	diag "sample done at $(elapsed) s"
+fi
 
 # ---- wire compatibility, two VMs (module <-> stock) per kernel
 first=1
