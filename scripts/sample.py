@@ -57,13 +57,30 @@ def monitor(path):
     return cmd
 
 
+RIP_RE = re.compile(r"RIP=([0-9a-f]{16})")
+RSP_RE = re.compile(r"RSP=([0-9a-f]{16})")
+CPL_RE = re.compile(r"CPL=(\d)")
+HLT_RE = re.compile(r"HLT=(\d)")
+WORD_RE = re.compile(r"0x([0-9a-f]{16})")
+
+
+def sample_round(cmd, f, stacks):
+    """one line per vCPU of the stopped VM: cpu rip cpl halted [stack words]"""
+    r = cmd("info registers -a")
+    rips, rsps = RIP_RE.findall(r), RSP_RE.findall(r)
+    cpls, hlts = CPL_RE.findall(r), HLT_RE.findall(r)
+    for i, rip in enumerate(rips):
+        words = ""
+        if stacks and cpls[i] == "0" and hlts[i] == "0":
+            cmd("cpu %d" % i)
+            m = cmd("x /%dgx 0x%s" % (STACK_WORDS, rsps[i]))
+            words = " ".join(w for ln in m.splitlines() if ": " in ln
+                             for w in WORD_RE.findall(ln.split(": ", 1)[1]))
+        f.write("%d %s %s %s %s\n" % (i, rip, cpls[i], hlts[i], words))
+
+
 def record(sock, out, cells, hz, stack_every):
     cmd = monitor(sock)
-    rip_re = re.compile(r"RIP=([0-9a-f]{16})")
-    rsp_re = re.compile(r"RSP=([0-9a-f]{16})")
-    cpl_re = re.compile(r"CPL=(\d)")
-    hlt_re = re.compile(r"HLT=(\d)")
-    word_re = re.compile(r"0x([0-9a-f]{16})")
     for cell in cells:
         start, stop = "%s/start.%s" % (out, cell), "%s/stop.%s" % (out, cell)
         while not os.path.exists(start):
@@ -73,26 +90,17 @@ def record(sock, out, cells, hz, stack_every):
         rounds = 0
         t0 = time.monotonic()
         with open("%s/samples.%s" % (out, cell), "w") as f:
-            while not os.path.exists(stop):
-                try:
+            try:
+                while not os.path.exists(stop):
                     cmd("stop")
-                    r = cmd("info registers -a")
-                except EOFError:
-                    return
-                rips, rsps = rip_re.findall(r), rsp_re.findall(r)
-                cpls, hlts = cpl_re.findall(r), hlt_re.findall(r)
-                for i, rip in enumerate(rips):
-                    words = ""
-                    if (cpls[i] == "0" and hlts[i] == "0" and
-                            rounds % stack_every == 0):
-                        cmd("cpu %d" % i)
-                        m = cmd("x /%dgx 0x%s" % (STACK_WORDS, rsps[i]))
-                        words = " ".join(w for ln in m.splitlines() if ": " in ln
-                                         for w in word_re.findall(ln.split(": ", 1)[1]))
-                    f.write("%d %s %s %s %s\n" % (i, rip, cpls[i], hlts[i], words))
-                cmd("cont")
-                rounds += 1
-                time.sleep(1.0 / hz)
+                    try:
+                        sample_round(cmd, f, rounds % stack_every == 0)
+                    finally:
+                        cmd("cont")	# never leave the VM stopped
+                    rounds += 1
+                    time.sleep(1.0 / hz)
+            except EOFError:	# the VM is gone
+                return
         secs = time.monotonic() - t0
         with open("%s/rounds.%s" % (out, cell), "w") as f:
             f.write("%d %.3f\n" % (rounds, secs))
@@ -278,6 +286,29 @@ def selftest():
     want = [r"^x\s+8\.0\s+6\s+83\.3%\s+0\.4$", r"^cipher\s+0\.16$",
             r"^zeroing \(rep stosb\)\s+0\.08$", r"^esp_swoffload\s+0\.08$",
             r"^user space\s+0\.08$", r"^total\s+0\.40$", r"^\s+1 tcp_sendmsg$"]
+    # sample_round() on monitor output as QEMU 7.2 prints it
+    regs = ("CPU#%d\nRAX=0000000000000000 RSP=ffffc9000000%04x RBP=0\n"
+            "RIP=%s RFL=00000246 [---Z-P-] CPL=%d II=0 A20=1 SMM=0 HLT=%d\n")
+    answers = {
+        "info registers -a": regs % (0, 0x3e28, "ffffffffc0000010", 0, 0) +
+                             regs % (1, 0x3f00, "ffffffff81000000", 0, 1),
+        "x /%dgx 0xffffc90000003e28" % STACK_WORDS:
+            "x /48gx 0xffffc90000003e28\r\n"
+            "ffffc90000003e28: 0xffffffff81000104 0x0000000000000010\n",
+    }
+    asked = []
+
+    def fake_cmd(c):
+        asked.append(c)
+        return answers.get(c, "") + "(qemu) "
+    lines = io.StringIO()
+    sample_round(fake_cmd, lines, True)
+    got = lines.getvalue()
+    want_lines = ("0 ffffffffc0000010 0 0 ffffffff81000104 0000000000000010\n"
+                  "1 ffffffff81000000 0 1 \n")
+    if got != want_lines or "cpu 1" in asked:
+        text += "\nsample_round wrote %r, asked %r" % (got, asked)
+        want.append("^sample_round ok$")
     bad = [w for w in want if not re.search(w, text, re.M)]
     for w in bad:
         print("sample.py selftest: no line matching %s in:\n%s" % (w, text))
