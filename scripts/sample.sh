@@ -13,7 +13,8 @@
 # cost most over clear TCP, and the likely callers of SAMPLE_CALLERS. The guest boots
 # with tsc=reliable: under TCG it otherwise reads the clock from the HPET, MMIO that
 # waits for QEMU's big lock, which every monitor command holds, so the sampler itself
-# would make clock reads look expensive. It costs the same to every cell.
+# would make clock reads look expensive. (Without the sampler the two clocks gave the
+# same throughput within the spread: README, "Where the time goes, by function".)
 #
 # Env: KV (default newest 6.1.x; KV=6.12)   SAMPLE_T (20 s per cell)   SAMPLE_FAM (4)
 #      SAMPLE_CELLS ("clear null gcm128 chacha")   SAMPLE_HZ (50 rounds a second)
@@ -21,8 +22,9 @@
 #      SAMPLE_CALLERS ("memset_erms clear_page_erms copy_user_enhanced_fast_string")
 #      VMRUN (scripts/vmrun)
 # scripts/sample.sh --report bench/out/sample-<run> [SYMBOL...]   redo the report (no VM),
-#      with the likely callers of SYMBOL... instead of SAMPLE_CALLERS'
-# Raw data: bench/out/sample-<date>-<kver>/ (samples.CELL, kallsyms, cells.tsv).
+#      with the likely callers of SYMBOL... instead of SAMPLE_CALLERS
+# Raw data: bench/out/sample-<date>-<kver>/ (samples.CELL, rounds.CELL, kallsyms,
+# cells.tsv, record.log, report.txt, guest.log).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
