@@ -135,16 +135,18 @@ CATEGORIES = (
     ("cipher", lambda n, m: m in CIPHER_MODS or "chacha" in n or "poly1305" in n or
      (m == "esp_swoffload" and n.startswith("cc_"))),
     ("user space", lambda n, m: n == "[user]"),
+    # 6.1 and 6.12 name them differently
     ("copies (rep movsb)", lambda n, m: n in (
         "copy_user_enhanced_fast_string", "copy_user_generic_string",
-        "copy_user_generic_unrolled", "memcpy_erms", "memcpy_orig", "memmove",
-        "__memmove", "memcpy")),
+        "copy_user_generic_unrolled", "rep_movs_alternative", "memcpy_erms",
+        "memcpy_orig", "memmove", "__memmove", "memcpy", "__memcpy")),
     ("zeroing (rep stosb)", lambda n, m: n in (
         "memset_erms", "memset_orig", "memset", "__memset", "clear_page_erms",
-        "clear_page_rep", "clear_page_orig")),
+        "clear_page_rep", "clear_page_orig", "rep_stos_alternative")),
     ("checksums", lambda n, m: n.startswith("csum_") or n == "do_csum"),
     ("MMIO: APIC, HPET, virtio", lambda n, m: n in (
-        "__default_send_IPI_dest_field", "native_apic_mem_write",
+        "__default_send_IPI_dest_field", "default_send_IPI_single_phys",
+        "default_send_IPI_mask_sequence_phys", "native_apic_mem_write",
         "native_apic_mem_read", "read_hpet", "iowrite16", "ioread8", "iowrite32",
         "ioread32")),
     ("esp_swoffload", lambda n, m: m == "esp_swoffload"),
