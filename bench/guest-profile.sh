@@ -31,16 +31,13 @@ mkdir -p "$T_TMP"; : > "$T_RESULTS"
 . ./lib.sh
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 
-for m in aesni_intel ghash_clmulni_intel chacha_x86_64 poly1305_x86_64; do
-	modprobe -q "$m" 2>/dev/null
-done
+load_simd_crypto
 modprobe -a esp4 esp6 xfrm_user veth || exit 1
 insmod "$MOD" stage_timing=1 || { log "FATAL: insmod $MOD"; exit 1; }
 ns_setup tso-off || { log "FATAL: ns_setup"; exit 1; }
 P=/sys/module/esp_swoffload/parameters/stage_timing
 STAGES="ns_tx_segment ns_tx_xmit ns_rx_gro ns_rx_input"
 
-busy() { awk '/^cpu /{print $2+$3+$4+$7+$8}' /proc/stat; }
 # stage counters summed over both netns (data one way, ACKs the other)
 stages() {
 	local s
@@ -55,10 +52,10 @@ measure() { # fam cfg rep timing
 	local dst=$IP4_B b0 b1 s0 s1 bytes
 	[ "$1" = 6 ] && dst=$IP6_B
 	local g0 g1 st0 st1 mv0 mv1 share=
-	b0=$(busy); s0=$(stages)
+	b0=$(busy_jiffies); s0=$(stages)
 	g0=$(counter b rx_gro_packets) st0=$(counter b rx_steered) mv0=$(rehomed)
 	iperf_run a b "$dst" "$T" || { log "iperf3 failed: $*"; return 1; }
-	b1=$(busy); s1=$(stages)
+	b1=$(busy_jiffies); s1=$(stages)
 	g1=$(counter b rx_gro_packets) st1=$(counter b rx_steered) mv1=$(rehomed)
 	[ -n "$g1" ] && [ "$((g1 - g0))" -gt 0 ] &&
 		share=", steered $(( (st1 - st0) * 100 / (g1 - g0) ))%, rehomed $((${mv1:-0} - ${mv0:-0}))"

@@ -20,11 +20,8 @@ mkdir -p "$T_TMP"; : > "$T_RESULTS"
 # shellcheck source=../selftests/lib.sh
 . ./lib.sh
 log() { echo "[$(date +%H:%M:%S)] $*"; }
-busy() { awk '/^cpu /{print $2+$3+$4+$7+$8}' /proc/stat; }
 
-for m in aesni_intel ghash_clmulni_intel chacha_x86_64 poly1305_x86_64; do
-	modprobe -q "$m" 2>/dev/null
-done
+load_simd_crypto
 modprobe -a esp4 esp6 xfrm_user veth || exit 1
 insmod "$MOD" || { log "FATAL: insmod $MOD"; exit 1; }
 ns_setup tso-off || { log "FATAL: ns_setup"; exit 1; }
@@ -35,9 +32,9 @@ printf 'cell\tbytes\tbps\tbusy_jiffies\n' > /out/cells.tsv
 for cell in ${SAMPLE_CELLS:-clear null gcm128 chacha}; do
 	[ "$cell" != clear ] && xfrm_setup "$cell" transport "$FAM"
 	touch "/out/start.$cell"
-	b0=$(busy)
+	b0=$(busy_jiffies)
 	iperf_run a b "$dst" "$T" || log "iperf3 failed: $cell"
-	b1=$(busy)
+	b1=$(busy_jiffies)
 	touch "/out/stop.$cell"
 	printf '%s\t%s\t%s\t%s\n' "$cell" "$(jq -r '.end.sum_received.bytes' "$IPERF_JSON")" \
 		"$IPERF_BPS" $((b1 - b0)) >> /out/cells.tsv

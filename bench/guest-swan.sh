@@ -25,9 +25,7 @@ TSV=/out/swan.tsv
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 
 log "guest kernel $(uname -r), $(nproc) vCPU, T=${T}s REPS=$REPS"
-for m in aesni_intel ghash_clmulni_intel chacha_x86_64 poly1305_x86_64; do
-	modprobe -q "$m" 2>/dev/null
-done
+load_simd_crypto
 modprobe -a esp4 esp6 xfrm_user veth || { log "FATAL: modprobe esp4 esp6 xfrm_user veth"; exit 1; }
 [ -x "$CHARON" ] && command -v swanctl > /dev/null ||
 	{ log "FATAL: strongswan-charon/strongswan-swanctl not installed"; exit 1; }

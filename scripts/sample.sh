@@ -23,8 +23,8 @@
 #      VMRUN (scripts/vmrun)
 # scripts/sample.sh --report bench/out/sample-<run> [SYMBOL...]   redo the report (no VM),
 #      with the likely callers of SYMBOL... instead of SAMPLE_CALLERS
-# Raw data: bench/out/sample-<date>-<kver>/ (samples.CELL, rounds.CELL, kallsyms,
-# cells.tsv, record.log, report.txt, guest.log).
+# Raw data: bench/out/sample-<date>-<kver>/ (samples.CELL, kallsyms, cells.tsv,
+# record.log with the rounds taken per cell, report.txt, guest.log).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1

@@ -28,7 +28,11 @@
 #   xfrm_errors_total NS            their sum
 #   link_stat NS DEV rx|tx FIELD    e.g. link_stat a va tx dropped
 #   tcp_retrans NS                  TCP retransmits other than tail-loss probes, so far
+#   busy_jiffies                    the guest's busy time so far (/proc/stat, USER_HZ):
+#                                   user + nice + system + irq + softirq
 # Module and crypto:
+#   load_simd_crypto                modprobe the SIMD AES/GHASH/ChaCha/Poly1305 drivers
+#                                   (no udev in the guest loads them; missing ones are fine)
 #   unload_module [TRIES]           rmmod esp_swoffload, retrying every 0.25 s (40 tries)
 #   seqiv_driver AEAD               driver behind "seqiv(AEAD)" (not pcrypt/cryptd)
 #   $CU add|del INSTANCE            crypto_user; pcrypt_del INSTANCE [TRIES] retries del
@@ -274,6 +278,7 @@ sa_bytes() {
 
 # ---------------------------------------------------------------- counters
 have_module() { [ -r /proc/net/esp_swoffload ]; }
+busy_jiffies() { awk '$1 == "cpu" {print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
 counters() { cat "/proc/$(ns_pid "$1")/net/esp_swoffload"; }
 counter() {
 	local n v f
@@ -330,6 +335,13 @@ unload_module() {
 }
 
 # seqiv_driver AEAD: the driver behind "seqiv(AEAD)" (what esp4 allocates)
+load_simd_crypto() {
+	local m
+	for m in aesni_intel ghash_clmulni_intel chacha_x86_64 poly1305_x86_64; do
+		modprobe -q "$m" 2>/dev/null
+	done
+	return 0
+}
 seqiv_driver() {
 	awk -v want="seqiv($1)" '
 		/^name/ {n = $3} /^driver/ {d = $3}
