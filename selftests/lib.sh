@@ -334,7 +334,7 @@ unload_module() {
 	return 1
 }
 
-# seqiv_driver AEAD: the driver behind "seqiv(AEAD)" (what esp4 allocates)
+# no udev in the guest: nothing loads the SIMD crypto drivers (missing ones are fine)
 load_simd_crypto() {
 	local m
 	for m in aesni_intel ghash_clmulni_intel chacha_x86_64 poly1305_x86_64; do
@@ -342,6 +342,8 @@ load_simd_crypto() {
 	done
 	return 0
 }
+
+# seqiv_driver AEAD: the driver behind "seqiv(AEAD)" (what esp4 allocates)
 seqiv_driver() {
 	awk -v want="seqiv($1)" '
 		/^name/ {n = $3} /^driver/ {d = $3}
