@@ -10,9 +10,10 @@
  *
  * Sequence numbers: xfrm_output() reserved gso_segs numbers for the
  * super-packet (xfrm_replay_overflow_offload*()), starting at
- * xo->seq.low. Each segment gets its number written into its own copy of
- * the ESP header here, once; the shared xfrm_offload is never modified
- * per segment, so nothing depends on the order the segments are later
+ * xo->seq.low; tx_order.c keeps them or replaces them with fresh ones.
+ * Each segment gets its number written into its own copy of the ESP
+ * header here, once; the shared xfrm_offload is not modified per
+ * segment, so nothing depends on the order the segments are later
  * encrypted in.
  */
 
@@ -153,60 +154,15 @@ static bool eso_dev_gso_esp(const struct net_device *dev)
 }
 
 /*
- * Take @n sequence numbers from the output counter of the SA @x for the
- * super-packet whose offload entry is @xo, exactly as
- * xfrm_replay_overflow_offload*() (net/xfrm/xfrm_replay.c, the same in
- * 6.1 and 6.12) takes gso_segs of them at xfrm_output() time, including
- * its refusal to wrap.
- */
-static int eso_reserve_late(struct xfrm_state *x, struct xfrm_offload *xo,
-			    struct sk_buff *skb, unsigned int n)
-{
-	struct xfrm_replay_state_esn *esn = x->replay_esn;
-	bool may_wrap = x->props.extra_flags & XFRM_SA_XFLAG_OSEQ_MAY_WRAP;
-	u32 *oseq, first, hi = 0;
-	int err = 0;
-
-	spin_lock_bh(&x->lock);
-	oseq = x->repl_mode == XFRM_REPLAY_MODE_LEGACY ? &x->replay.oseq :
-							&esn->oseq;
-	first = *oseq + 1;
-	if (x->repl_mode == XFRM_REPLAY_MODE_ESN) {
-		hi = esn->oseq_hi;
-		if (*oseq + n < *oseq) {
-			if (esn->oseq_hi + 1 == 0)
-				err = -EOVERFLOW;
-			else if (first < *oseq)
-				hi = ++esn->oseq_hi;	/* the first one wrapped */
-			else
-				esn->oseq_hi++;
-		}
-	} else if (*oseq + n < *oseq && !may_wrap) {
-		err = -EOVERFLOW;
-	}
-	if (!err)
-		*oseq += n;
-	spin_unlock_bh(&x->lock);
-
-	if (err) {
-		xfrm_audit_state_replay_overflow(x, skb);
-		return err;
-	}
-	xo->seq.low = first;
-	xo->seq.hi = hi;
-	return 0;
-}
-
-/*
- * xfrm reserved gso_segs numbers for the super-packet. A GSO packet from
- * an untrusted source (SKB_GSO_DODGY: a VM's virtio or tap traffic,
- * forwarded into the SA) carries gso_segs 0 until something segments it:
- * it got no numbers, and its first one went to the next packet as well.
- * Its segments get numbers of their own now instead, higher than those of
- * packets xfrm numbered since, which the peer's replay window accepts. A
- * segmentation into more than gso_segs otherwise would reuse numbers of
- * the next packet, which the peer drops: refused. Only a DODGY packet's
- * segments are counted first; all others are numbered in one walk.
+ * Write each segment's sequence number into its copy of the ESP header,
+ * inside the SA's TX order section (tx_order.c), which first settles
+ * which numbers they are. xfrm reserved gso_segs of them for the
+ * super-packet at xfrm_output() time. A GSO packet from an untrusted
+ * source (SKB_GSO_DODGY: a VM's virtio or tap traffic, forwarded into the
+ * SA) carries gso_segs 0 until something segments it: it got none, and
+ * like any segmentation into more than gso_segs it takes fresh numbers
+ * now, as does a super-packet that packets numbered after it overtook on
+ * the way here.
  */
 static int eso_number_segments(struct xfrm_state *x, struct sk_buff *skb,
 			       struct sk_buff *segs, unsigned int esp_off,
@@ -217,28 +173,55 @@ static int eso_number_segments(struct xfrm_state *x, struct sk_buff *skb,
 	unsigned int n = 0;
 	int err;
 
-	if (unlikely(skb_shinfo(skb)->gso_type & SKB_GSO_DODGY)) {
-		skb_list_walk_safe(segs, seg, next)
-			n++;
-		if (n > reserved) {
-			err = eso_reserve_late(x, xo, skb, n);
-			if (err)
-				return err;
-			reserved = n;
-		}
-		n = 0;
-	}
+	skb_list_walk_safe(segs, seg, next)
+		n++;
+	err = eso_tx_order_numbers(x, xo, skb, reserved, n);
+	if (err)
+		return err;
 
+	n = 0;
 	skb_list_walk_safe(segs, seg, next) {
 		struct ip_esp_hdr *esph;
 
-		if (n == reserved)
-			return -ERANGE;
 		esph = (struct ip_esp_hdr *)(skb_mac_header(seg) + esp_off);
 		esph->seq_no = htonl(xo->seq.low + n);
 		n++;
 	}
 	return n;
+}
+
+/*
+ * Number the segments @segs of @skb and, where this module finishes them
+ * here, encrypt them, in one TX order section: they leave it finished, in
+ * the order of their numbers. Segments left to eso_xmit() are encrypted
+ * later, in the section only where it spans the transmit (tx_order.c).
+ */
+static struct sk_buff *eso_finish_segments(struct xfrm_state *x,
+					   struct sk_buff *skb,
+					   struct sk_buff *segs,
+					   unsigned int esp_off,
+					   unsigned int reserved,
+					   bool batch, bool nocrypt, bool ipv6)
+{
+	enum eso_tx_order how;
+	struct crypto_aead *child;
+	int n;
+
+	how = eso_tx_order_begin(x);
+	n = eso_number_segments(x, skb, segs, esp_off, reserved);
+	if (n < 0) {
+		kfree_skb_list(segs);
+		segs = ERR_PTR(n);
+	} else {
+		child = batch ? eso_batch_aead(x) : NULL;
+		if (child)
+			segs = eso_encrypt_segments(x, child, segs, esp_off,
+						    ipv6);
+		else if (nocrypt)
+			segs = eso_null_segments(x, segs, esp_off, ipv6);
+	}
+	eso_tx_order_end(x, how);
+	return segs;
 }
 
 static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
@@ -247,12 +230,11 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	struct xfrm_offload *xo = xfrm_offload(skb);
 	struct net *net = dev_net(skb->dev);
 	unsigned int esp_off, reserved;
-	struct crypto_aead *aead, *batch_aead;
+	struct crypto_aead *aead;
 	struct sec_path *sp;
 	struct xfrm_state *x;
 	struct sk_buff *segs;
-	bool nocrypt;
-	int n;
+	bool batch, nocrypt;
 
 	if (!xo || !(skb_shinfo(skb)->gso_type & SKB_GSO_ESP))
 		goto bad;
@@ -290,11 +272,11 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	 * offload entry: give it segments for eso_xmit().
 	 */
 	if (eso_dev_gso_esp(skb->dev)) {
-		batch_aead = NULL;
+		batch = false;
 		nocrypt = false;
 	} else {
-		batch_aead = eso_batch_aead(x);
-		nocrypt = !batch_aead && eso_null_nocrypt(x);
+		batch = eso_batch_ok(x);
+		nocrypt = !batch && eso_null_nocrypt(x);
 	}
 	features &= ~(NETIF_F_CSUM_MASK | NETIF_F_SCTP_CRC);
 	if (!nocrypt)
@@ -303,16 +285,11 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	if (IS_ERR_OR_NULL(segs))
 		goto bad;
 
-	n = eso_number_segments(x, skb, segs, esp_off, reserved);
-	if (n < 0) {
-		kfree_skb_list(segs);
+	segs = eso_finish_segments(x, skb, segs, esp_off, reserved,
+				   batch, nocrypt, ipv6);
+	if (IS_ERR(segs))
 		goto bad;
-	}
 	eso_count(net, ESO_TX_GSO_SKBS);
-	if (batch_aead)
-		return eso_encrypt_segments(x, batch_aead, segs, esp_off, ipv6);
-	if (nocrypt)
-		return eso_null_segments(x, segs, esp_off, ipv6);
 	return segs;
 
 bad:

@@ -104,9 +104,13 @@ static int __init eso_init(void)
 	if (err)
 		return err;
 
-	err = eso_rx_steer_init();
+	err = eso_tx_order_init();
 	if (err)
 		goto out_stats;
+
+	err = eso_rx_steer_init();
+	if (err)
+		goto out_order;
 
 	err = eso_rx_cb_init();
 	if (err)
@@ -139,6 +143,8 @@ out_csum:
 	eso_rx_cb_exit();
 out_steer:
 	eso_rx_steer_exit();
+out_order:
+	eso_tx_order_exit();
 out_stats:
 	eso_stats_exit();
 	return err;
@@ -150,6 +156,7 @@ static void __exit eso_exit(void)
 	esp_chacha_exit();
 	eso_rx_cb_exit();
 	eso_rx_steer_exit();
+	eso_tx_order_exit();
 	eso_stats_exit();
 }
 

@@ -32,6 +32,7 @@ enum eso_counter {
 	ESO_TX_ASYNC,		/* encryptions completed asynchronously */
 	ESO_TX_ASYNC_NOQUEUE,	/* ... on a device without a qdisc (broken) */
 	ESO_TX_ERRORS,		/* encryptions that failed; skb dropped */
+	ESO_TX_RENUMBERED,	/* packets overtaken before encryption: renumbered */
 	ESO_RX_GRO_PACKETS,	/* ESP packets taken at GRO, handed to xfrm */
 	ESO_RX_DECRYPTED,	/* our SAs' packets xfrm decrypted and verified */
 	ESO_RX_BATCHED,		/* ...decrypted by us in one batch per run */
@@ -106,7 +107,23 @@ void eso_rx_steer_exit(void);
 void eso_rx_steer(struct sk_buff *skb, __be32 spi);
 void eso_rx_finished(struct sk_buff *skb);
 
+/* tx_order.c */
+enum eso_tx_order {
+	ESO_TXO_NONE,		/* not in the section: another one's lock was busy */
+	ESO_TXO_LOCKED,		/* entered it */
+	ESO_TXO_NESTED,		/* this CPU was in it already */
+};
+
+int eso_tx_order_init(void);
+void eso_tx_order_exit(void);
+enum eso_tx_order eso_tx_order_begin(const struct xfrm_state *x);
+void eso_tx_order_end(const struct xfrm_state *x, enum eso_tx_order how);
+int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
+			 struct sk_buff *skb, unsigned int reserved,
+			 unsigned int n);
+
 /* xfrm_hooks.c */
+bool eso_batch_ok(struct xfrm_state *x);
 struct crypto_aead *eso_batch_aead(struct xfrm_state *x);
 struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 				     struct crypto_aead *child,

@@ -248,6 +248,22 @@ done:
 	return err;
 }
 
+/* A packet xfrm did not segment: number and encrypt it, in the section. */
+static int eso_xmit_single(struct xfrm_state *x, struct sk_buff *skb,
+			   bool ipv6, struct esp_info *esp)
+{
+	struct xfrm_offload *xo = xfrm_offload(skb);
+	s64 low;
+	int err;
+
+	err = eso_tx_order_numbers(x, xo, skb, 1, 1);
+	if (err)
+		return err;
+	ip_esp_hdr(skb)->seq_no = htonl(xo->seq.low);
+	low = eso_output_prepare(x, skb, ipv6, esp);
+	return low < 0 ? low : eso_output_finish(x, skb, ipv6, esp, low, false);
+}
+
 static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 {
 	u64 t0 = eso_stage_start();
@@ -265,8 +281,20 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 		return -EOPNOTSUPP;
 	}
 
-	low = eso_output_prepare(x, skb, ipv6, &esp);
-	err = low < 0 ? low : eso_output_finish(x, skb, ipv6, &esp, low, false);
+	/*
+	 * A segment's number was settled at segmentation; a packet xfrm did
+	 * not segment is settled here, in the section (tx_order.c).
+	 */
+	if (xfrm_offload(skb)->flags & XFRM_GSO_SEGMENT) {
+		low = eso_output_prepare(x, skb, ipv6, &esp);
+		err = low < 0 ? low :
+		      eso_output_finish(x, skb, ipv6, &esp, low, false);
+	} else {
+		enum eso_tx_order how = eso_tx_order_begin(x);
+
+		err = eso_xmit_single(x, skb, ipv6, &esp);
+		eso_tx_order_end(x, how);
+	}
 	if (err && err != -EINPROGRESS)
 		eso_count(xs_net(x), ESO_TX_ERRORS);
 	eso_stage_end(xs_net(x), ESO_NS_TX_XMIT, t0);
@@ -318,10 +346,19 @@ module_param(tx_batch, bool, 0644);
 MODULE_PARM_DESC(tx_batch,
 		 "Encrypt all segments of a GSO packet in one call where the AEAD allows (default: Y)");
 
-/* The AEAD to batch @x's segments with, or NULL to leave them to eso_xmit(). */
+/* Are @x's segments to be encrypted at segmentation, in a batch? */
+bool eso_batch_ok(struct xfrm_state *x)
+{
+	return READ_ONCE(tx_batch) && eso_batch_child(x);
+}
+
+/*
+ * The AEAD to batch @x's segments with right now, or NULL to leave them
+ * to eso_xmit(): this module's ChaCha20-Poly1305.
+ */
 struct crypto_aead *eso_batch_aead(struct xfrm_state *x)
 {
-	return READ_ONCE(tx_batch) ? eso_batch_child(x) : NULL;
+	return eso_batch_child(x);
 }
 
 #define ESO_IVLEN 8	/* rfc7539esp */

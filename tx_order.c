@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TX order: an SA's packets reach the wire in the order of their sequence
+ * numbers, give or take less than the peer's replay window.
+ *
+ * Why: xfrm numbers a packet in xfrm_output() (xfrm_replay_overflow*(),
+ * gso_segs numbers at once for a super-packet), and this module encrypts
+ * it later, at the device. Two CPUs sending on one SA race between those
+ * points. A super-packet of 45 segments takes a while to encrypt, and a
+ * single packet numbered after it (another socket's ACK, say) can reach
+ * the wire first. The receiver then moves its replay window past the
+ * super-packet's first numbers, and drops every segment numbered more than
+ * a window below that packet as too old (XfrmInStateSeqError, the SA's
+ * "replay-window" count). strongSwan's and libreswan's default window is
+ * 32, the least RFC 4303 allows: shorter than one super-packet.
+ *
+ * What: one critical section per SA orders its packets. Inside it a
+ * packet keeps the numbers xfrm gave it if they are still the SA's
+ * newest, and takes fresh ones after them otherwise, so numbers grow in
+ * the order packets go through the section; a packet that overtook
+ * another between xfrm_output() and here costs a gap in the numbers
+ * (which a receiver accepts), not a drop. The section has to last until
+ * the packet is with the device driver: a 100-byte datagram encrypts
+ * faster than a driver takes the first segments of a super-packet. On a
+ * device without a qdisc (veth, most virtual devices) the whole transmit
+ * happens in the caller's context, so the section is taken around it, at
+ * the last NF_INET_LOCAL_OUT hook, which xfrm_output_resume() passes
+ * every transformed packet through on its way to dst_output(): the hook
+ * takes the packet and calls dst_output() itself, in the section. Where
+ * the segmentation and encryption (eso_gso_segment(), eso_xmit()) find
+ * their CPU already in the SA's section, they are part of it; elsewhere
+ * (a device with a qdisc, whose runner may be another CPU) they take the
+ * section for the numbering and encryption only. A single qdisc keeps its
+ * packets in order by itself; several transmit queues of one device
+ * (mq) are served concurrently, and there the order between the section
+ * and the driver is the device's.
+ *
+ * The outbound SA does not know the peer's window (strongSwan installs it
+ * with replay-window 0), hence no shortcut for large windows: every packet
+ * of an SA goes through the section. It serialises the transmission of
+ * one SA's packets from several CPUs, as rx_steer.c serialises their
+ * decryption, and as a qdisc would. The locks are striped by SA: SAs
+ * sharing a stripe also share its serialisation. A CPU already in one
+ * section only tries the lock of another stripe (two CPUs in each
+ * other's stripes would wait for ever); on failure it goes on without.
+ */
+
+#include <linux/hash.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <linux/spinlock.h>
+#include <net/net_namespace.h>
+#include <net/sch_generic.h>
+#include <net/xfrm.h>
+
+#include "esp_swoffload.h"
+
+#define ESO_TX_ORDER_BITS	8
+
+struct eso_tx_stripe {
+	spinlock_t lock;	/* held for the section of the stripe's SAs */
+	int owner;		/* CPU in the section, or -1 */
+} ____cacheline_aligned_in_smp;
+
+static struct eso_tx_stripe eso_tx_stripes[1 << ESO_TX_ORDER_BITS];
+static DEFINE_PER_CPU(unsigned int, eso_tx_sections);	/* held by this CPU */
+
+static struct eso_tx_stripe *eso_tx_stripe(const struct xfrm_state *x)
+{
+	return &eso_tx_stripes[hash_ptr(x, ESO_TX_ORDER_BITS)];
+}
+
+/*
+ * Enter @x's section; bottom halves are off until eso_tx_order_end(),
+ * which gets the return value. (The lock is held across the two calls
+ * only when that value says so; __release()/__acquire() tell sparse.)
+ */
+enum eso_tx_order eso_tx_order_begin(const struct xfrm_state *x)
+{
+	struct eso_tx_stripe *s = eso_tx_stripe(x);
+
+	local_bh_disable();
+	if (READ_ONCE(s->owner) == smp_processor_id())
+		return ESO_TXO_NESTED;
+	if (!__this_cpu_read(eso_tx_sections))
+		spin_lock(&s->lock);
+	else if (!spin_trylock(&s->lock))
+		return ESO_TXO_NONE;
+	__release(&s->lock);
+	WRITE_ONCE(s->owner, smp_processor_id());
+	__this_cpu_inc(eso_tx_sections);
+	return ESO_TXO_LOCKED;
+}
+
+void eso_tx_order_end(const struct xfrm_state *x, enum eso_tx_order how)
+{
+	struct eso_tx_stripe *s = eso_tx_stripe(x);
+
+	if (how == ESO_TXO_LOCKED) {
+		__this_cpu_dec(eso_tx_sections);
+		WRITE_ONCE(s->owner, -1);
+		__acquire(&s->lock);
+		spin_unlock(&s->lock);
+	}
+	local_bh_enable();
+}
+
+/*
+ * The last NF_INET_LOCAL_OUT hook: a packet of one of our SAs, transformed
+ * and on its way to a device without a qdisc, goes to dst_output() (the
+ * hook's okfn) inside its SA's section.
+ */
+static unsigned int eso_tx_order_hook(void *priv, struct sk_buff *skb,
+				      const struct nf_hook_state *state)
+{
+	struct xfrm_offload *xo = xfrm_offload(skb);
+	struct dst_entry *dst = skb_dst(skb);
+	enum eso_tx_order how;
+	struct xfrm_state *x;
+
+	if (!xo || (xo->flags & XFRM_GRO) || !dst || dst->xfrm || !dst->dev)
+		return NF_ACCEPT;
+	x = skb_sec_path(skb)->xvec[skb_sec_path(skb)->len - 1];
+	if (!eso_state_is_ours(x) || x->xso.dev)
+		return NF_ACCEPT;
+	/* a qdisc keeps the order itself: noqueue has no enqueue operation */
+	if (rcu_dereference_bh(netdev_get_tx_queue(dst->dev, 0)->qdisc)->enqueue)
+		return NF_ACCEPT;
+
+	how = eso_tx_order_begin(x);
+	state->okfn(state->net, state->sk, skb);
+	eso_tx_order_end(x, how);
+	return NF_STOLEN;
+}
+
+static const struct nf_hook_ops eso_tx_order_ops[] = {
+	{
+		.hook		= eso_tx_order_hook,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_LOCAL_OUT,
+		.priority	= NF_IP_PRI_LAST,
+	},
+	{
+		.hook		= eso_tx_order_hook,
+		.pf		= NFPROTO_IPV6,
+		.hooknum	= NF_INET_LOCAL_OUT,
+		.priority	= NF_IP6_PRI_LAST,
+	},
+};
+
+static int __net_init eso_tx_order_net_init(struct net *net)
+{
+	return nf_register_net_hooks(net, eso_tx_order_ops,
+				     ARRAY_SIZE(eso_tx_order_ops));
+}
+
+static void __net_exit eso_tx_order_net_exit(struct net *net)
+{
+	nf_unregister_net_hooks(net, eso_tx_order_ops,
+				ARRAY_SIZE(eso_tx_order_ops));
+}
+
+static struct pernet_operations eso_tx_order_net_ops = {
+	.init = eso_tx_order_net_init,
+	.exit = eso_tx_order_net_exit,
+};
+
+int eso_tx_order_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(eso_tx_stripes); i++) {
+		spin_lock_init(&eso_tx_stripes[i].lock);
+		eso_tx_stripes[i].owner = -1;
+	}
+	return register_pernet_subsys(&eso_tx_order_net_ops);
+}
+
+void eso_tx_order_exit(void)
+{
+	unregister_pernet_subsys(&eso_tx_order_net_ops);
+}
+
+/* The SA's newest output sequence number, all 64 bits for ESN. */
+static u64 eso_oseq_newest(const struct xfrm_state *x)
+{
+	if (x->repl_mode == XFRM_REPLAY_MODE_ESN)
+		return (u64)x->replay_esn->oseq_hi << 32 | x->replay_esn->oseq;
+	return x->repl_mode == XFRM_REPLAY_MODE_LEGACY ? x->replay.oseq :
+							 x->replay_esn->oseq;
+}
+
+/*
+ * Take @n fresh numbers for @xo, x->lock held, exactly as
+ * xfrm_replay_overflow_offload*() (net/xfrm/xfrm_replay.c, the same in
+ * 6.1 and 6.12) takes gso_segs of them, including its refusal to wrap.
+ */
+static int eso_reserve_fresh(struct xfrm_state *x, struct xfrm_offload *xo,
+			     unsigned int n)
+{
+	struct xfrm_replay_state_esn *esn = x->replay_esn;
+	bool may_wrap = x->props.extra_flags & XFRM_SA_XFLAG_OSEQ_MAY_WRAP;
+	u32 *oseq, first, hi = 0;
+
+	oseq = x->repl_mode == XFRM_REPLAY_MODE_LEGACY ? &x->replay.oseq :
+							&esn->oseq;
+	first = *oseq + 1;
+	if (x->repl_mode == XFRM_REPLAY_MODE_ESN) {
+		hi = esn->oseq_hi;
+		if (*oseq + n < *oseq) {
+			if (esn->oseq_hi + 1 == 0)
+				return -EOVERFLOW;
+			if (first < *oseq)
+				hi = ++esn->oseq_hi;	/* the first one wrapped */
+			else
+				esn->oseq_hi++;
+		}
+	} else if (*oseq + n < *oseq && !may_wrap) {
+		return -EOVERFLOW;
+	}
+	*oseq += n;
+	xo->seq.low = first;
+	xo->seq.hi = hi;
+	return 0;
+}
+
+/*
+ * Inside the section (eso_tx_order_begin()): settle the numbers of the
+ * @n packets (segments) @skb becomes. xfrm reserved @reserved of them
+ * from @xo->seq; they stay if they cover @n and are still the SA's newest,
+ * else @n fresh ones replace them. On return @xo->seq holds the first one.
+ */
+int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
+			 struct sk_buff *skb, unsigned int reserved,
+			 unsigned int n)
+{
+	u64 last = ((u64)xo->seq.hi << 32 | xo->seq.low) + reserved - 1;
+	int err = 0;
+
+	if (x->repl_mode != XFRM_REPLAY_MODE_ESN)
+		last = (u32)last;
+
+	spin_lock_bh(&x->lock);
+	if (n > reserved || last != eso_oseq_newest(x)) {
+		err = eso_reserve_fresh(x, xo, n);
+		if (err)
+			xfrm_audit_state_replay_overflow(x, skb);
+		else
+			eso_count(xs_net(x), ESO_TX_RENUMBERED);
+	}
+	spin_unlock_bh(&x->lock);
+	return err;
+}
