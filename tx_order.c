@@ -30,7 +30,7 @@
  * the segmentation and encryption (eso_gso_segment(), eso_xmit()) find
  * their CPU already in the SA's section, they are part of it; elsewhere
  * (a device with a qdisc, whose runner may be another CPU) they take the
- * section for the numbering and encryption only. A single qdisc keeps its
+ * section around their own work only. A single qdisc keeps its
  * packets in order by itself; several transmit queues of one device
  * (mq) are served concurrently, and there the order between the section
  * and the driver is the device's.
@@ -109,7 +109,9 @@ void eso_tx_order_end(const struct xfrm_state *x, enum eso_tx_order how)
 /*
  * The last NF_INET_LOCAL_OUT hook: a packet of one of our SAs, transformed
  * and on its way to a device without a qdisc, goes to dst_output() (the
- * hook's okfn) inside its SA's section.
+ * hook's okfn) inside its SA's section. dst_output()'s return value ends
+ * here, as with any hook that steals a packet: TCP learns of a drop at
+ * the device from the missing ACK.
  */
 static unsigned int eso_tx_order_hook(void *priv, struct sk_buff *skb,
 				      const struct nf_hook_state *state)
