@@ -63,6 +63,11 @@ struct eso_tx_stripe {
 	int owner;		/* CPU in the section, or -1 */
 } ____cacheline_aligned_in_smp;
 
+static bool tx_order = true;
+module_param(tx_order, bool, 0644);
+MODULE_PARM_DESC(tx_order,
+		 "Keep one SA's packets in sequence order up to the driver; N only for peers whose replay window is wider than a GSO packet (default: Y)");
+
 static struct eso_tx_stripe eso_tx_stripes[1 << ESO_TX_ORDER_BITS];
 static DEFINE_PER_CPU(unsigned int, eso_tx_sections);	/* held by this CPU */
 
@@ -81,6 +86,8 @@ enum eso_tx_order eso_tx_order_begin(const struct xfrm_state *x)
 	struct eso_tx_stripe *s = eso_tx_stripe(x);
 
 	local_bh_disable();
+	if (!READ_ONCE(tx_order))
+		return ESO_TXO_NONE;
 	if (READ_ONCE(s->owner) == smp_processor_id())
 		return ESO_TXO_NESTED;
 	if (!__this_cpu_read(eso_tx_sections))
@@ -121,7 +128,8 @@ static unsigned int eso_tx_order_hook(void *priv, struct sk_buff *skb,
 	enum eso_tx_order how;
 	struct xfrm_state *x;
 
-	if (!xo || (xo->flags & XFRM_GRO) || !dst || dst->xfrm || !dst->dev)
+	if (!xo || (xo->flags & XFRM_GRO) || !dst || dst->xfrm || !dst->dev ||
+	    !READ_ONCE(tx_order))
 		return NF_ACCEPT;
 	x = skb_sec_path(skb)->xvec[skb_sec_path(skb)->len - 1];
 	if (!eso_state_is_ours(x) || x->xso.dev)
@@ -230,8 +238,9 @@ static int eso_reserve_fresh(struct xfrm_state *x, struct xfrm_offload *xo,
 /*
  * Inside the section (eso_tx_order_begin()): settle the numbers of the
  * @n packets (segments) @skb becomes. xfrm reserved @reserved of them
- * from @xo->seq; they stay if they cover @n and are still the SA's newest,
- * else @n fresh ones replace them. On return @xo->seq holds the first one.
+ * from @xo->seq; they stay if they cover @n and are still the SA's newest
+ * (or tx_order is off), else @n fresh ones replace them. On return
+ * @xo->seq holds the first one.
  */
 int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 			 struct sk_buff *skb, unsigned int reserved,
@@ -244,7 +253,8 @@ int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 		last = (u32)last;
 
 	spin_lock_bh(&x->lock);
-	if (n > reserved || last != eso_oseq_newest(x)) {
+	if (n > reserved ||
+	    (READ_ONCE(tx_order) && last != eso_oseq_newest(x))) {
 		err = eso_reserve_fresh(x, xo, n);
 		if (err)
 			xfrm_audit_state_replay_overflow(x, skb);
