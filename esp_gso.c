@@ -201,26 +201,26 @@ static struct sk_buff *eso_finish_segments(struct xfrm_state *x,
 					   struct sk_buff *segs,
 					   unsigned int esp_off,
 					   unsigned int reserved,
-					   bool batch, bool nocrypt, bool ipv6)
+					   struct crypto_aead *batch_aead,
+					   bool nocrypt, bool ipv6)
 {
 	enum eso_tx_order how;
-	struct crypto_aead *child;
 	int n;
 
 	how = eso_tx_order_begin(x);
 	n = eso_number_segments(x, skb, segs, esp_off, reserved);
 	if (n < 0) {
 		kfree_skb_list(segs);
+		eso_count(xs_net(x), ESO_FALLBACK_GSO_BAD);
 		segs = ERR_PTR(n);
-	} else {
-		child = batch ? eso_batch_aead(x) : NULL;
-		if (child)
-			segs = eso_encrypt_segments(x, child, segs, esp_off,
-						    ipv6);
-		else if (nocrypt)
-			segs = eso_null_segments(x, segs, esp_off, ipv6);
+	} else if (batch_aead) {
+		segs = eso_encrypt_segments(x, batch_aead, segs, esp_off, ipv6);
+	} else if (nocrypt) {
+		segs = eso_null_segments(x, segs, esp_off, ipv6);
 	}
 	eso_tx_order_end(x, how);
+	if (n >= 0)
+		eso_count(xs_net(x), ESO_TX_GSO_SKBS);
 	return segs;
 }
 
@@ -230,11 +230,11 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	struct xfrm_offload *xo = xfrm_offload(skb);
 	struct net *net = dev_net(skb->dev);
 	unsigned int esp_off, reserved;
-	struct crypto_aead *aead;
+	struct crypto_aead *aead, *batch_aead;
 	struct sec_path *sp;
 	struct xfrm_state *x;
 	struct sk_buff *segs;
-	bool batch, nocrypt;
+	bool nocrypt;
 
 	if (!xo || !(skb_shinfo(skb)->gso_type & SKB_GSO_ESP))
 		goto bad;
@@ -272,11 +272,11 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	 * offload entry: give it segments for eso_xmit().
 	 */
 	if (eso_dev_gso_esp(skb->dev)) {
-		batch = false;
+		batch_aead = NULL;
 		nocrypt = false;
 	} else {
-		batch = eso_batch_ok(x);
-		nocrypt = !batch && eso_null_nocrypt(x);
+		batch_aead = eso_batch_aead(x);
+		nocrypt = !batch_aead && eso_null_nocrypt(x);
 	}
 	features &= ~(NETIF_F_CSUM_MASK | NETIF_F_SCTP_CRC);
 	if (!nocrypt)
@@ -285,12 +285,8 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	if (IS_ERR_OR_NULL(segs))
 		goto bad;
 
-	segs = eso_finish_segments(x, skb, segs, esp_off, reserved,
-				   batch, nocrypt, ipv6);
-	if (IS_ERR(segs))
-		goto bad;
-	eso_count(net, ESO_TX_GSO_SKBS);
-	return segs;
+	return eso_finish_segments(x, skb, segs, esp_off, reserved,
+				   batch_aead, nocrypt, ipv6);
 
 bad:
 	eso_count(net, ESO_FALLBACK_GSO_BAD);

@@ -123,7 +123,6 @@ int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 			 unsigned int n);
 
 /* xfrm_hooks.c */
-bool eso_batch_ok(struct xfrm_state *x);
 struct crypto_aead *eso_batch_aead(struct xfrm_state *x);
 struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 				     struct crypto_aead *child,

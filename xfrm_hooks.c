@@ -346,19 +346,10 @@ module_param(tx_batch, bool, 0644);
 MODULE_PARM_DESC(tx_batch,
 		 "Encrypt all segments of a GSO packet in one call where the AEAD allows (default: Y)");
 
-/* Are @x's segments to be encrypted at segmentation, in a batch? */
-bool eso_batch_ok(struct xfrm_state *x)
-{
-	return READ_ONCE(tx_batch) && eso_batch_child(x);
-}
-
-/*
- * The AEAD to batch @x's segments with right now, or NULL to leave them
- * to eso_xmit(): this module's ChaCha20-Poly1305.
- */
+/* The AEAD to batch @x's segments with, or NULL to leave them to eso_xmit(). */
 struct crypto_aead *eso_batch_aead(struct xfrm_state *x)
 {
-	return eso_batch_child(x);
+	return READ_ONCE(tx_batch) ? eso_batch_child(x) : NULL;
 }
 
 #define ESO_IVLEN 8	/* rfc7539esp */
