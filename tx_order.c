@@ -126,16 +126,21 @@ static unsigned int eso_tx_order_hook(void *priv, struct sk_buff *skb,
 	struct xfrm_offload *xo = xfrm_offload(skb);
 	struct dst_entry *dst = skb_dst(skb);
 	enum eso_tx_order how;
+	struct sec_path *sp;
 	struct xfrm_state *x;
 
 	if (!xo || (xo->flags & XFRM_GRO) || !dst || dst->xfrm || !dst->dev ||
 	    !READ_ONCE(tx_order))
 		return NF_ACCEPT;
-	x = skb_sec_path(skb)->xvec[skb_sec_path(skb)->len - 1];
+	sp = skb_sec_path(skb);
+	x = sp->xvec[sp->len - 1];
 	if (!eso_state_is_ours(x) || x->xso.dev)
 		return NF_ACCEPT;
-	/* a qdisc keeps the order itself: noqueue has no enqueue operation */
-	if (rcu_dereference_bh(netdev_get_tx_queue(dst->dev, 0)->qdisc)->enqueue)
+	/*
+	 * A qdisc keeps the order itself: noqueue has no enqueue operation.
+	 * nf_hook() holds rcu_read_lock(), bottom halves may be on.
+	 */
+	if (rcu_dereference(netdev_get_tx_queue(dst->dev, 0)->qdisc)->enqueue)
 		return NF_ACCEPT;
 
 	how = eso_tx_order_begin(x);
@@ -236,11 +241,11 @@ static int eso_reserve_fresh(struct xfrm_state *x, struct xfrm_offload *xo,
 }
 
 /*
- * Inside the section (eso_tx_order_begin()): settle the numbers of the
- * @n packets (segments) @skb becomes. xfrm reserved @reserved of them
- * from @xo->seq; they stay if they cover @n and are still the SA's newest
- * (or tx_order is off), else @n fresh ones replace them. On return
- * @xo->seq holds the first one.
+ * Inside the section (eso_tx_order_begin(): bottom halves off): settle
+ * the numbers of the @n packets (segments) @skb becomes. xfrm reserved
+ * @reserved of them from @xo->seq; they stay if they cover @n and are
+ * still the SA's newest (or tx_order is off), else @n fresh ones replace
+ * them. On return @xo->seq holds the first one.
  */
 int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 			 struct sk_buff *skb, unsigned int reserved,
@@ -249,18 +254,19 @@ int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 	u64 last = ((u64)xo->seq.hi << 32 | xo->seq.low) + reserved - 1;
 	int err = 0;
 
+	if (n <= reserved && !READ_ONCE(tx_order))
+		return 0;
 	if (x->repl_mode != XFRM_REPLAY_MODE_ESN)
 		last = (u32)last;
 
-	spin_lock_bh(&x->lock);
-	if (n > reserved ||
-	    (READ_ONCE(tx_order) && last != eso_oseq_newest(x))) {
+	spin_lock(&x->lock);
+	if (n > reserved || last != eso_oseq_newest(x)) {
 		err = eso_reserve_fresh(x, xo, n);
 		if (err)
 			xfrm_audit_state_replay_overflow(x, skb);
 		else
 			eso_count(xs_net(x), ESO_TX_RENUMBERED);
 	}
-	spin_unlock_bh(&x->lock);
+	spin_unlock(&x->lock);
 	return err;
 }
