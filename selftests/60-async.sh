@@ -72,9 +72,11 @@ async_case() {
 	fi
 	t_expect "$tmpl v$fam: no xfrm errors at the receiver" "$(xfrm_errors_total b)" -eq 0
 	# a tail-loss probe is a timer, not a loss: when an ACK is late (async crypto
-	# under emulation), TCP probes and the receiver reports it as a duplicate
+	# under emulation), TCP probes and the receiver reports it as a duplicate.
+	# A probe that sends new data counts in TCPLossProbes but not in
+	# TcpRetransSegs, so "none beyond the probes" can come out below zero.
 	t_expect "$tmpl v$fam: zero retransmits but tail-loss probes with async crypto (iperf3 5 s, $((${IPERF_BPS:-0} / 1000000)) Mbit/s, $IPERF_RETR in all)" \
-		"$((${rt1:-999} - ${rt0:-0}))" -eq 0
+		"$((${rt1:-999} - ${rt0:-0}))" -le 0
 	t_expect "$tmpl v$fam: no segment arrived out of order (TCPOFOQueue +$((o1 - o0)))" \
 		$((o1 - o0)) -eq 0
 	if [ "${IPERF_RETR:-x}$((o1 - o0))" != 00 ]; then	# probes too: say why
