@@ -25,12 +25,14 @@ load_simd_crypto
 modprobe -a esp4 esp6 xfrm_user veth || exit 1
 insmod "$MOD" || { log "FATAL: insmod $MOD"; exit 1; }
 ns_setup tso-off || { log "FATAL: ns_setup"; exit 1; }
+log "module loaded, namespaces up"	# the host's log of a hung run shows how far it got
 cat /proc/kallsyms > /out/kallsyms
 dst=$IP4_B
 [ "$FAM" = 6 ] && dst=$IP6_B
 printf 'cell\tbytes\tbps\tbusy_jiffies\n' > /out/cells.tsv
 for cell in ${SAMPLE_CELLS:-clear null gcm128 chacha}; do
 	[ "$cell" != clear ] && xfrm_setup "$cell" transport "$FAM"
+	log "v$FAM $cell: sampling for $T s"
 	touch "/out/start.$cell"
 	b0=$(busy_jiffies)
 	iperf_run a b "$dst" "$T" || log "iperf3 failed: $cell"

@@ -34,18 +34,21 @@ import sys
 import time
 
 STACK_WORDS = 48
+MONITOR_TIMEOUT = 60	# s; a monitor command takes well under one
 
 
 def monitor(path):
+    """a command function for QEMU's human monitor at the unix socket path"""
     for _ in range(600):
         if os.path.exists(path):
             break
         time.sleep(0.1)
     s = socket.socket(socket.AF_UNIX)
     s.connect(path)
+    # A stuck monitor must not keep the VM stopped until the run's timeout.
+    s.settimeout(MONITOR_TIMEOUT)
 
-    def cmd(c):
-        s.sendall(c.encode() + b"\n")
+    def read_prompt():
         buf = b""
         while not buf.endswith(b"(qemu) "):
             d = s.recv(65536)
@@ -53,7 +56,15 @@ def monitor(path):
                 raise EOFError("monitor closed")
             buf += d
         return buf.decode(errors="replace")
-    cmd("")
+
+    def cmd(c):
+        s.sendall(c.encode() + b"\n")
+        return read_prompt()
+    # The banner ends with the first prompt. Reading it before the first command
+    # keeps one prompt per command: sending a command first could leave the banner
+    # and that command's prompt to two reads and every later answer one behind.
+    read_prompt()
+    cmd.close = s.close	# QEMU serves one monitor connection at a time
     return cmd
 
 
@@ -79,8 +90,19 @@ def sample_round(cmd, f, stacks):
         f.write("%d %s %s %s %s\n" % (i, rip, cpls[i], hlts[i], words))
 
 
+def resume(sock):
+    """a last "cont" over a fresh connection, after the recorder's own failed"""
+    try:
+        cmd = monitor(sock)
+        cmd("cont")
+        cmd.close()
+    except (OSError, EOFError) as e:
+        print("resume: %s" % e, flush=True)
+
+
 def record(sock, out, cells, hz, stack_every):
     cmd = monitor(sock)
+    print("monitor connected", flush=True)
     for cell in cells:
         start, stop = "%s/start.%s" % (out, cell), "%s/stop.%s" % (out, cell)
         while not os.path.exists(start):
@@ -100,6 +122,13 @@ def record(sock, out, cells, hz, stack_every):
                     rounds += 1
                     time.sleep(1.0 / hz)
             except EOFError:	# the VM is gone
+                return
+            except (OSError, IndexError) as e:
+                # never leave the VM stopped, nor the run without a report of why
+                print("%s: round %d failed: %r; resuming the VM and stopping the "
+                      "recording" % (cell, rounds, e), flush=True)
+                cmd.close()
+                resume(sock)
                 return
         print("%s: %d rounds in %.1f s" % (cell, rounds, time.monotonic() - t0),
               flush=True)

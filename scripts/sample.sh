@@ -20,7 +20,7 @@
 #      SAMPLE_CELLS ("clear null gcm128 chacha")   SAMPLE_HZ (50 rounds a second)
 #      SAMPLE_STACK_EVERY (4: stacks in every 4th round; they cost two commands each)
 #      SAMPLE_CALLERS ("memset_erms clear_page_erms copy_user_enhanced_fast_string")
-#      VMRUN (scripts/vmrun)
+#      VMRUN (scripts/vmrun)   SAMPLE_TIMEOUT (1800 s for the VM run)
 # scripts/sample.sh --report bench/out/sample-<run> [SYMBOL...]   redo the report (no VM),
 #      with the likely callers of SYMBOL... instead of SAMPLE_CALLERS
 # Raw data: bench/out/sample-<date>-<kver>/ (samples.CELL, kallsyms, cells.tsv,
@@ -52,7 +52,7 @@ say "kernel $KV, ${SAMPLE_T} s per cell ($SAMPLE_CELLS); raw data in $OUT"
 python3 "$ROOT/scripts/sample.py" record "$SOCKDIR/mon" "$OUT" $SAMPLE_CELLS \
 	> "$OUT/record.log" 2>&1 &
 REC=$!
-KV=$KV TIMEOUT=1800 VM_ENV="MOD SAMPLE_T SAMPLE_FAM SAMPLE_CELLS" VM_APPEND=tsc=reliable \
+KV=$KV TIMEOUT=${SAMPLE_TIMEOUT:-1800} VM_ENV="MOD SAMPLE_T SAMPLE_FAM SAMPLE_CELLS" VM_APPEND=tsc=reliable \
 	QEMU_EXTRA="-monitor unix:$SOCKDIR/mon,server=on,wait=off" \
 	"$VMRUN" "$ROOT/bench/guest-sample.sh" "$OUT" >"$OUT/vmrun.log" 2>&1
 rc=$?
@@ -60,7 +60,16 @@ rc=$?
 for _ in 1 2 3 4 5; do kill -0 $REC 2>/dev/null || break; sleep 1; done
 kill $REC 2>/dev/null
 wait $REC
-[ $rc -eq 0 ] || { say "VM run failed (status $rc); see $OUT/vmrun.log"; tail -5 "$OUT/vmrun.log" >&2; }
+if [ $rc -ne 0 ]; then
+	# everything that says where it stopped: the guest script's output, the
+	# recorder's log (did it connect, which cell, any failed round) and the console
+	say "VM run failed (status $rc); see $OUT/vmrun.log"
+	for f in vmrun.log guest.log record.log console.log; do
+		echo "---- $f (last 10 lines)" >&2
+		tail -10 "$OUT/$f" >&2 2>/dev/null
+	done
+	ls "$OUT" | tr '\n' ' ' >&2; echo >&2
+fi
 [ -s "$OUT/cells.tsv" ] || { say "no results in $OUT"; exit 1; }
 # shellcheck disable=SC2086
 python3 "$ROOT/scripts/sample.py" report "$OUT" $CALLERS | tee "$OUT/report.txt"
