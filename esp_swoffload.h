@@ -11,6 +11,7 @@
  *                  input tail, async completion accounting; batch
  *                  encryption of a GSO packet for our ChaCha20-Poly1305
  *   rx_steer.c     in-order hand-off of each SA's packets on one CPU
+ *   tx_order.c     TX: an SA's packets reach the device in number order
  *   stats.c        per-netns counters in /proc/net/esp_swoffload
  */
 #ifndef _ESP_SWOFFLOAD_H

@@ -22,18 +22,29 @@
  * (which a receiver accepts), not a drop. The section has to last until
  * the packet is with the device driver: a 100-byte datagram encrypts
  * faster than a driver takes the first segments of a super-packet. On a
- * device without a qdisc (veth, most virtual devices) the whole transmit
- * happens in the caller's context, so the section is taken around it, at
- * the last NF_INET_LOCAL_OUT hook, which xfrm_output_resume() passes
- * every transformed packet through on its way to dst_output(): the hook
- * takes the packet and calls dst_output() itself, in the section. Where
- * the segmentation and encryption (eso_gso_segment(), eso_xmit()) find
- * their CPU already in the SA's section, they are part of it; elsewhere
- * (a device with a qdisc, whose runner may be another CPU) they take the
- * section around their own work only. A single qdisc keeps its
- * packets in order by itself; several transmit queues of one device
- * (mq) are served concurrently, and there the order between the section
- * and the driver is the device's.
+ * veth or loopback device (no qdisc, and a transmit that hands the packet
+ * to the peer's receive queue) the whole transmit happens in the caller's
+ * context, so the section is taken around it, at the last
+ * NF_INET_LOCAL_OUT hook, which xfrm_output_resume() passes every
+ * transformed packet through on its way to dst_output(): the hook takes
+ * the packet and calls dst_output() itself, in the section. Where the
+ * segmentation and encryption (eso_gso_segment(), eso_xmit()) find their
+ * CPU already in the SA's section, they are part of it; elsewhere (a
+ * device with a qdisc, whose runner may be another CPU) they take the
+ * section around their own work only. A single qdisc keeps its packets
+ * in order by itself; several transmit queues of one device (mq) are
+ * served concurrently, and there the order between the section and the
+ * driver is the device's.
+ *
+ * Why only those two devices: a CPU may wait for a section while it
+ * holds a qdisc's lock (a qdisc that segments at enqueue, under its root
+ * lock, as tbf and cake do; a bypassing qdisc under its busylock), so a
+ * CPU in a section must never wait for a qdisc's lock. A stacked device
+ * without a qdisc (vlan, macvlan, bond, a tunnel) transmits through a
+ * lower device's qdisc; holding the section across that would deadlock
+ * against such a CPU (selftests/26-stacked.sh). Inside a section the
+ * module only numbers, encrypts, and hands packets to veth or loopback,
+ * which queue them for the receiver without a lock of their own.
  *
  * The outbound SA does not know the peer's window (strongSwan installs it
  * with replay-window 0), hence no shortcut for large windows: every packet
@@ -68,12 +79,21 @@ module_param(tx_order, bool, 0644);
 MODULE_PARM_DESC(tx_order,
 		 "Keep one SA's packets in sequence order up to the driver; N only for peers whose replay window is wider than a GSO packet (default: Y)");
 
+/* Fewer stripes make SAs share sections: tests use 0 to make them all. */
+static unsigned int tx_order_bits = ESO_TX_ORDER_BITS;
+module_param(tx_order_bits, uint, 0444);
+MODULE_PARM_DESC(tx_order_bits,
+		 "log2 of the number of TX order locks, 0-8 (default: 8)");
+
 static struct eso_tx_stripe eso_tx_stripes[1 << ESO_TX_ORDER_BITS];
 static DEFINE_PER_CPU(unsigned int, eso_tx_sections);	/* held by this CPU */
 
 static struct eso_tx_stripe *eso_tx_stripe(const struct xfrm_state *x)
 {
-	return &eso_tx_stripes[hash_ptr(x, ESO_TX_ORDER_BITS)];
+	/* hash_ptr(x, 0) would shift a 64-bit value by 64 */
+	if (!tx_order_bits)
+		return &eso_tx_stripes[0];
+	return &eso_tx_stripes[hash_ptr(x, tx_order_bits)];
 }
 
 /*
@@ -114,11 +134,24 @@ void eso_tx_order_end(const struct xfrm_state *x, enum eso_tx_order how)
 }
 
 /*
+ * A transmit that ends in the peer's (or our own) receive queue: no qdisc
+ * and no lower device behind it, so a CPU in a section never waits for a
+ * qdisc's lock there (see the top of this file).
+ */
+static bool eso_tx_order_leaf(const struct net_device *dev)
+{
+	const struct rtnl_link_ops *ops = dev->rtnl_link_ops;
+
+	return (dev->flags & IFF_LOOPBACK) ||
+	       (ops && !strcmp(ops->kind, "veth"));
+}
+
+/*
  * The last NF_INET_LOCAL_OUT hook: a packet of one of our SAs, transformed
- * and on its way to a device without a qdisc, goes to dst_output() (the
- * hook's okfn) inside its SA's section. dst_output()'s return value ends
- * here, as with any hook that steals a packet: TCP learns of a drop at
- * the device from the missing ACK.
+ * and on its way to veth or loopback, goes to dst_output() (the hook's
+ * okfn) inside its SA's section. dst_output()'s return value ends here,
+ * as with any hook that steals a packet: TCP learns of a drop at the
+ * device from the missing ACK.
  */
 static unsigned int eso_tx_order_hook(void *priv, struct sk_buff *skb,
 				      const struct nf_hook_state *state)
@@ -130,7 +163,7 @@ static unsigned int eso_tx_order_hook(void *priv, struct sk_buff *skb,
 	struct xfrm_state *x;
 
 	if (!xo || (xo->flags & XFRM_GRO) || !dst || dst->xfrm || !dst->dev ||
-	    !READ_ONCE(tx_order))
+	    !READ_ONCE(tx_order) || !eso_tx_order_leaf(dst->dev))
 		return NF_ACCEPT;
 	sp = skb_sec_path(skb);
 	x = sp->xvec[sp->len - 1];
@@ -185,6 +218,11 @@ int eso_tx_order_init(void)
 {
 	unsigned int i;
 
+	if (tx_order_bits > ESO_TX_ORDER_BITS) {
+		pr_err(ESO_NAME ": tx_order_bits=%u: at most %u\n", tx_order_bits,
+		       ESO_TX_ORDER_BITS);
+		return -EINVAL;
+	}
 	for (i = 0; i < ARRAY_SIZE(eso_tx_stripes); i++) {
 		spin_lock_init(&eso_tx_stripes[i].lock);
 		eso_tx_stripes[i].owner = -1;
