@@ -34,6 +34,7 @@ enum eso_counter {
 	ESO_TX_ASYNC_NOQUEUE,	/* ... on a device without a qdisc (broken) */
 	ESO_TX_ERRORS,		/* encryptions that failed; skb dropped */
 	ESO_TX_RENUMBERED,	/* given fresh numbers: overtaken, or DODGY */
+	ESO_TX_BACKLOG_DROPPED,	/* held back by xfrm_backlog, no qdisc */
 	ESO_RX_GRO_PACKETS,	/* ESP packets taken at GRO, handed to xfrm */
 	ESO_RX_DECRYPTED,	/* our SAs' packets xfrm decrypted and verified */
 	ESO_RX_BATCHED,		/* ...decrypted by us in one batch per run */

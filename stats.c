@@ -34,6 +34,7 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_TX_ASYNC_NOQUEUE]	= "tx_async_noqueue",
 	[ESO_TX_ERRORS]		= "tx_errors",
 	[ESO_TX_RENUMBERED]	= "tx_renumbered",
+	[ESO_TX_BACKLOG_DROPPED] = "tx_backlog_dropped",
 	[ESO_RX_GRO_PACKETS]	= "rx_gro_packets",
 	[ESO_RX_DECRYPTED]	= "rx_decrypted",
 	[ESO_RX_BATCHED]	= "rx_batched",

@@ -85,6 +85,15 @@ module_param(tx_order_bits, uint, 0444);
 MODULE_PARM_DESC(tx_order_bits,
 		 "log2 of the number of TX order locks, 0-8 (default: 8)");
 
+/*
+ * xfrm_backlog fills only when an async encryption finds its device's
+ * queue stopped, which no device of the test VM does on demand.
+ */
+static unsigned int tx_backlog_fault;
+module_param(tx_backlog_fault, uint, 0644);
+MODULE_PARM_DESC(tx_backlog_fault,
+		 "Test only: the next N packets to a device without a qdisc find xfrm_backlog busy (default: 0)");
+
 static struct eso_tx_stripe eso_tx_stripes[1 << ESO_TX_ORDER_BITS];
 static DEFINE_PER_CPU(unsigned int, eso_tx_sections);	/* held by this CPU */
 
@@ -147,11 +156,36 @@ static bool eso_tx_order_leaf(const struct net_device *dev)
 }
 
 /*
+ * validate_xmit_xfrm() holds an SA's packets back while this CPU's
+ * xfrm_backlog is not empty (async-encrypted packets that found their
+ * device's queue stopped), by returning them unencrypted with *again set.
+ * A qdisc requeues them; __dev_queue_xmit() without one ignores *again and
+ * transmits the packet as it is, its payload in clear behind an ESP
+ * header (net/core/dev.c, 6.1 and 6.12). Bottom halves are off here, so
+ * the backlog cannot fill between this test and that one.
+ */
+static bool eso_xfrm_backlog_busy(void)
+{
+	unsigned int n = READ_ONCE(tx_backlog_fault);
+
+	/* the test's stand-in for a backlog: take one of its n packets */
+	while (unlikely(n)) {
+		unsigned int seen = cmpxchg(&tx_backlog_fault, n, n - 1);
+
+		if (seen == n)
+			return true;
+		n = seen;
+	}
+	return !skb_queue_empty_lockless(&this_cpu_ptr(&softnet_data)->xfrm_backlog);
+}
+
+/*
  * The last NF_INET_LOCAL_OUT hook: a packet of one of our SAs, transformed
- * and on its way to veth or loopback, goes to dst_output() (the hook's
- * okfn) inside its SA's section. dst_output()'s return value ends here,
- * as with any hook that steals a packet: TCP learns of a drop at the
- * device from the missing ACK.
+ * and on its way to a device without a qdisc, goes to dst_output() (the
+ * hook's okfn) with bottom halves off, after the xfrm_backlog test, and on
+ * veth or loopback inside its SA's section. dst_output()'s return value
+ * ends here, as with any hook that steals a packet: TCP learns of a drop
+ * at the device from the missing ACK.
  */
 static unsigned int eso_tx_order_hook(void *priv, struct sk_buff *skb,
 				      const struct nf_hook_state *state)
@@ -162,22 +196,32 @@ static unsigned int eso_tx_order_hook(void *priv, struct sk_buff *skb,
 	struct sec_path *sp;
 	struct xfrm_state *x;
 
-	if (!xo || (xo->flags & XFRM_GRO) || !dst || dst->xfrm || !dst->dev ||
-	    !READ_ONCE(tx_order) || !eso_tx_order_leaf(dst->dev))
+	if (!xo || (xo->flags & XFRM_GRO) || !dst || dst->xfrm || !dst->dev)
 		return NF_ACCEPT;
 	sp = skb_sec_path(skb);
 	x = sp->xvec[sp->len - 1];
 	if (!eso_state_is_ours(x) || x->xso.dev)
 		return NF_ACCEPT;
 	/*
-	 * A qdisc keeps the order itself: noqueue has no enqueue operation.
-	 * nf_hook() holds rcu_read_lock(), bottom halves may be on.
+	 * A qdisc keeps the order itself and requeues what xfrm_backlog holds
+	 * back: noqueue has no enqueue operation. nf_hook() holds
+	 * rcu_read_lock(), bottom halves may be on.
 	 */
 	if (rcu_dereference(netdev_get_tx_queue(dst->dev, 0)->qdisc)->enqueue)
 		return NF_ACCEPT;
 
-	how = eso_tx_order_begin(x);
-	state->okfn(state->net, state->sk, skb);
+	if (eso_tx_order_leaf(dst->dev)) {
+		how = eso_tx_order_begin(x);
+	} else {
+		local_bh_disable();
+		how = ESO_TXO_NONE;
+	}
+	if (unlikely(eso_xfrm_backlog_busy())) {
+		eso_count(state->net, ESO_TX_BACKLOG_DROPPED);
+		kfree_skb(skb);
+	} else {
+		state->okfn(state->net, state->sk, skb);
+	}
 	eso_tx_order_end(x, how);
 	return NF_STOLEN;
 }
