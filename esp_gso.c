@@ -228,7 +228,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 				       netdev_features_t features, bool ipv6)
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
-	struct net *net = dev_net(skb->dev);
+	struct net_device *dev = eso_out_dev(skb);
 	unsigned int esp_off, reserved;
 	struct crypto_aead *aead, *batch_aead;
 	struct sec_path *sp;
@@ -271,7 +271,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	 * validate_xmit_xfrm() instead, which wants every segment's
 	 * offload entry: give it segments for eso_xmit().
 	 */
-	if (eso_dev_gso_esp(skb->dev)) {
+	if (eso_dev_gso_esp(dev)) {
 		batch_aead = NULL;
 		nocrypt = false;
 	} else {
@@ -289,7 +289,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 				   batch_aead, nocrypt, ipv6);
 
 bad:
-	eso_count(net, ESO_FALLBACK_GSO_BAD);
+	eso_count(dev_net(dev), ESO_FALLBACK_GSO_BAD);
 	return ERR_PTR(-EINVAL);
 }
 
@@ -297,11 +297,15 @@ static struct sk_buff *eso_gso_segment_timed(struct sk_buff *skb,
 					     netdev_features_t features,
 					     bool ipv6)
 {
-	struct net *net = dev_net(skb->dev);
-	u64 t0 = eso_stage_start();
-	struct sk_buff *segs = eso_gso_segment(skb, features, ipv6);
+	struct net_device *dev = eso_out_dev(skb);
+	struct sk_buff *segs;
+	u64 t0;
 
-	eso_stage_end(net, ESO_NS_TX_SEGMENT, t0);
+	if (unlikely(!dev))
+		return ERR_PTR(-EINVAL);
+	t0 = eso_stage_start();
+	segs = eso_gso_segment(skb, features, ipv6);
+	eso_stage_end(dev_net(dev), ESO_NS_TX_SEGMENT, t0);
 	return segs;
 }
 

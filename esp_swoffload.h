@@ -89,6 +89,18 @@ static inline void eso_stage_end(const struct net *net, enum eso_counter c,
 int eso_stats_init(void);
 void eso_stats_exit(void);
 
+/*
+ * The device a packet leaves by. Segmentation outside a device's transmit
+ * path (nfnetlink_queue's for a queue without NFQA_CFG_F_GSO, in OUTPUT)
+ * sees a locally generated packet before ip_output() set skb->dev.
+ */
+static inline struct net_device *eso_out_dev(const struct sk_buff *skb)
+{
+	const struct dst_entry *dst = skb_dst(skb);
+
+	return skb->dev ?: dst ? dst->dev : NULL;
+}
+
 /* esp_gso.c */
 void eso_encap4(struct xfrm_state *x, struct sk_buff *skb);
 void eso_encap6(struct xfrm_state *x, struct sk_buff *skb);

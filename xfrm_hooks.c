@@ -182,8 +182,10 @@ static s64 eso_output_prepare(struct xfrm_state *x, struct sk_buff *skb,
  */
 static int eso_seg_finished(struct sk_buff *skb)
 {
+	struct net_device *dev = eso_out_dev(skb);
+
 	secpath_reset(skb);
-	if (skb_needs_linearize(skb, skb->dev->features) &&
+	if (dev && skb_needs_linearize(skb, dev->features) &&
 	    __skb_linearize(skb))
 		return -ENOMEM;
 	return 0;

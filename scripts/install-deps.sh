@@ -6,7 +6,7 @@
 # Kernels: Debian 12's 6.1 (linux-image-amd64 / linux-headers-amd64) and the 6.12 line
 # from bookworm-backports (added to the apt sources if missing).
 set -eu
-PKGS="qemu-system-x86 busybox-static cpio kmod iproute2 iperf3 ethtool sparse socat
+PKGS="qemu-system-x86 busybox-static cpio kmod iproute2 iperf3 ethtool sparse socat nftables
       linux-source-6.1 strongswan-charon strongswan-swanctl libstrongswan-extra-plugins
       gnuplot-nox dkms jq bc python3 python3-cryptography xz-utils make gcc procps coreutils
       util-linux file"
