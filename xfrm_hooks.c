@@ -583,8 +583,14 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 				eso_count(net, ESO_TX_BATCHED);
 			}
 		}
-		if (bs[i].err == -EINPROGRESS)
-			continue;	/* an async AEAD after all: it owns skb */
+		/*
+		 * Never: the batch AEAD is this module's synchronous ChaCha.
+		 * Were it async, the request would own skb, and its
+		 * esp_output_done() would find no XFRM_DEV_RESUME and no
+		 * dst->xfrm here.
+		 */
+		if (WARN_ON_ONCE(bs[i].err == -EINPROGRESS))
+			continue;
 		if (bs[i].err && bs[i].err != 1) {
 			eso_count(net, ESO_TX_ERRORS);
 			kfree_skb(skb);
