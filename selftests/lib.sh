@@ -309,6 +309,12 @@ tcp_retrans() {
 		awk '/TcpRetransSegs/ {r = $2} /TcpExtTCPLossProbes/ {p = $2} END {print r - p}'
 }
 
+# tcp_dsacked NS: segments the peer reported receiving twice (DSACK): retransmitted
+# although the first copy had arrived
+tcp_dsacked() {
+	nsx "$1" nstat -az TcpExtTCPDSACKRecvSegs | awk '/TcpExtTCPDSACKRecvSegs/ {print $2; exit}'
+}
+
 # retrans_why NS...: what each netns's TCP, devices and module counted (since the netns
 # was made) that explains retransmits or reordering (SACKs, timeouts, drops), for a
 # failing check's diagnostics
