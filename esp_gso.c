@@ -225,10 +225,10 @@ static struct sk_buff *eso_finish_segments(struct xfrm_state *x,
 }
 
 static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
+				       struct net_device *dev,
 				       netdev_features_t features, bool ipv6)
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
-	struct net_device *dev = eso_out_dev(skb);
 	unsigned int esp_off, reserved;
 	struct crypto_aead *aead, *batch_aead;
 	struct sec_path *sp;
@@ -304,7 +304,7 @@ static struct sk_buff *eso_gso_segment_timed(struct sk_buff *skb,
 	if (unlikely(!dev))
 		return ERR_PTR(-EINVAL);
 	t0 = eso_stage_start();
-	segs = eso_gso_segment(skb, features, ipv6);
+	segs = eso_gso_segment(skb, dev, features, ipv6);
 	eso_stage_end(dev_net(dev), ESO_NS_TX_SEGMENT, t0);
 	return segs;
 }

@@ -99,10 +99,9 @@ static DEFINE_PER_CPU(unsigned int, eso_tx_sections);	/* held by this CPU */
 
 static struct eso_tx_stripe *eso_tx_stripe(const struct xfrm_state *x)
 {
-	/* hash_ptr(x, 0) would shift a 64-bit value by 64 */
-	if (!tx_order_bits)
-		return &eso_tx_stripes[0];
-	return &eso_tx_stripes[hash_ptr(x, tx_order_bits)];
+	u32 mask = (1U << tx_order_bits) - 1;
+
+	return &eso_tx_stripes[hash_ptr(x, ESO_TX_ORDER_BITS) & mask];
 }
 
 /*

@@ -11,7 +11,8 @@
 # validate_xmit_xfrm(); veth, no qdisc; v4 and v6). TSO is off on both veth ends: with
 # it on, veth hands each packet to the sending CPU's backlog instead of the peer's NAPI
 # ring, so when loss recovery sends from two CPUs at once the receiver may see the SA's
-# packets reordered beyond its window (XfrmInStateSeqError 18 and 21 in 2 of 10 runs).
+# packets reordered beyond its window (XfrmInStateSeqError 18 and 21 in 2 of 10 cases:
+# the test five times in one 6.1 VM; README, Limitations).
 FAULTS=5
 P=/sys/module/esp_swoffload/parameters/tx_backlog_fault
 
