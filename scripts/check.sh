@@ -9,7 +9,7 @@
 # last line exactly "N passed, N failed". Exit status 1 if anything failed.
 # Logs: build/check/ (per VM: guest.log, console.log, dmesg.log).
 # Env: CHECK_KERNELS ("6.1 6.12"), CHECK_PAIR_KERNELS ("6.1 6.12"; pairs after the first
-#      are skipped once CHECK_BUDGET seconds (1500) have elapsed), CHECK_LINT (1),
+#      are skipped once CHECK_BUDGET seconds (1800) have elapsed), CHECK_LINT (1),
 #      CHECK_DEPS (1), CHECK_SAMPLE (1: test make sample), CHECK_VERBOSE (1: pass every
 #      "# " line from the guests through),
 #      CHECK_VM_TIMEOUT (1500 s per selftests VM), CHECK_PAIR_TIMEOUT (600 s).
@@ -153,8 +153,8 @@ for want in ${CHECK_PAIR_KERNELS:-6.1 6.12}; do
 	k=$(resolve_kver "$want")
 	[ -n "$k" ] || continue
 	# the first pair always runs; further ones only while within the time budget
-	if [ $first = 0 ] && [ "$(elapsed)" -gt "${CHECK_BUDGET:-1500}" ]; then
-		tap skip "$k wirecompat (module <-> stock, two VMs)" "over the time budget (CHECK_BUDGET=${CHECK_BUDGET:-1500} s) after $(elapsed) s"
+	if [ $first = 0 ] && [ "$(elapsed)" -gt "${CHECK_BUDGET:-1800}" ]; then
+		tap skip "$k wirecompat (module <-> stock, two VMs)" "over the time budget (CHECK_BUDGET=${CHECK_BUDGET:-1800} s) after $(elapsed) s"
 		continue
 	fi
 	first=0
