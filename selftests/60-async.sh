@@ -23,8 +23,6 @@
 
 modprobe -q crypto_user; modprobe -q pcrypt
 
-ofo() { nsx "$1" nstat -az TcpExtTCPOFOQueue | awk '/TcpExtTCPOFOQueue/ {print $2}'; }
-
 # Where a lost or late segment could have gone, for the known-issue report:
 # veth (ring full), qdisc, xfrm, and the receiving socket (pruned, dropped).
 async_drops() {
@@ -55,13 +53,13 @@ async_case() {
 	xfrm_setup "$algo" transport "$fam"
 	tmpl="$tmpl $algo"
 
-	a0=$(counter a tx_async); o0=$(ofo b); r0=$(counter b rx_async)
+	a0=$(counter a tx_async); o0=$(tcp_ofo b); r0=$(counter b rx_async)
 	if xfer a b "$ADDR_B" 8; then t_ok "$tmpl v$fam: 8 MiB intact through an async AEAD"
 	else t_fail "$tmpl v$fam: 8 MiB intact through an async AEAD" "$XFER_WHY"; fi
 	drops0=$(async_drops) rt0=$(tcp_retrans a) ds0=$(tcp_dsacked a)
 	iperf_run a b "$ADDR_B" 5
 	rt1=$(tcp_retrans a) ds1=$(tcp_dsacked a)
-	a1=$(counter a tx_async); o1=$(ofo b); r1=$(counter b rx_async)
+	a1=$(counter a tx_async); o1=$(tcp_ofo b); r1=$(counter b rx_async)
 	t_diag "$tmpl v$fam: a: $(counters a | awk '$2 != 0' | tr '\n' ' ') $(xfrm_errors a | tr '\n' ' ')"
 	t_diag "$tmpl v$fam: b: $(counters b | awk '$2 != 0' | tr '\n' ' ')"
 	t_expect "$tmpl v$fam: encryptions completed asynchronously (tx_async +$((a1 - a0)))" $((a1 - a0)) -gt 1000

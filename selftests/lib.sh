@@ -315,6 +315,11 @@ tcp_dsacked() {
 	nsx "$1" nstat -az TcpExtTCPDSACKRecvSegs | awk '/TcpExtTCPDSACKRecvSegs/ {print $2; exit}'
 }
 
+# tcp_ofo NS: segments the netns's TCP received out of order and queued (TCPOFOQueue)
+tcp_ofo() {
+	nsx "$1" nstat -az TcpExtTCPOFOQueue | awk '/TcpExtTCPOFOQueue/ {print $2; exit}'
+}
+
 # retrans_why NS...: what each netns's TCP, devices and module counted (since the netns
 # was made) that explains retransmits or reordering (SACKs, timeouts, drops), for a
 # failing check's diagnostics
