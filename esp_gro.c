@@ -217,13 +217,16 @@ MODULE_PARM_DESC(csum_by_icv,
 		 "Skip inner checksum verification of packets whose ICV verified (default: Y)");
 
 /*
- * Whether the ICV covers the inner checksum's whole way. In transport mode
- * the peer is the packet's origin and this host its destination. In tunnel
- * and BEET mode the inner packet may come from behind the peer, or go on
- * from here: its checksum also guards hops the ICV never saw, and GRO must
- * still check it before merging a forwarded packet (whose checksum GSO
+ * Whether the ICV covers the inner checksum's whole way: from the host
+ * that computed it to the one that checks it. In transport mode the peer
+ * is the packet's origin and this host its destination. In tunnel and
+ * BEET mode the inner packet may come from a host behind the peer (its
+ * checksum then also guards the hop to the peer, which the ICV never saw:
+ * the peer forwards without checking it), or go on from here (GRO must
+ * still check it before merging a forwarded packet, whose checksum GSO
  * would otherwise recompute over corrupted data). So there only packets
- * for a local address count.
+ * the peer itself sent (inner source = the SA's outer source) to a local
+ * address count; the rest are checked as on the stock path.
  */
 static bool eso_rx_icv_covers(struct xfrm_state *x, struct sk_buff *skb)
 {
@@ -232,8 +235,12 @@ static bool eso_rx_icv_covers(struct xfrm_state *x, struct sk_buff *skb)
 	if (x->props.mode == XFRM_MODE_TRANSPORT)
 		return true;
 	if (ip_hdr(skb)->version == 4)
-		return !!__ip_dev_find(net, ip_hdr(skb)->daddr, false);
-	return ipv6_chk_addr(net, &ipv6_hdr(skb)->daddr, NULL, 0);
+		return x->props.family == AF_INET &&
+		       ip_hdr(skb)->saddr == x->props.saddr.a4 &&
+		       __ip_dev_find(net, ip_hdr(skb)->daddr, false);
+	return x->props.family == AF_INET6 &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &x->props.saddr.in6) &&
+	       ipv6_chk_addr(net, &ipv6_hdr(skb)->daddr, NULL, 0);
 }
 
 static void eso_rx_authenticated(struct sk_buff *skb)

@@ -124,6 +124,36 @@ t_check "null: right UDP checksum delivered" grep -q rightsum "$rx"
 t_check "null: wrong UDP checksum dropped" eval '! grep -q wrongsum "$rx"'
 t_expect "null: wrong UDP checksum counted (UdpInCsumErrors)" "$csum1" -gt "${csum0:-missing}"
 
+# Tunnel mode, from a host behind the peer: the ICV covers only the way from the
+# peer, so the module must leave the inner checksum to the stack there too. A wrong
+# UDP checksum is dropped (UdpInCsumErrors) and not vouched for (rx_csum_by_icv), a
+# right one delivered.
+xfrm_setup gcm128 tunnel 4
+ip -n b xfrm policy add src 10.9.0.0/24 dst "$IN4_B/32" dir in \
+	tmpl src "$IP4_A" dst "$IP4_B" proto esp reqid 1 mode tunnel
+key=$(ip -n a xfrm state get src "$IP4_A" dst "$IP4_B" proto esp spi $SPI_AB |
+	awk '$1 == "aead" {print $3}')
+rx=$T_TMP/tunnel-csum.rx; : > "$rx"
+csum0=$(nsx b nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
+icv0=$(ctr b rx_csum_by_icv) dc0=$(ctr b rx_decrypted)
+nsx b socat -u UDP4-RECV:5558 - > "$rx" &
+sleep 0.5
+nsx a $INJ gcm-udp va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB 1 "$key" 10.9.0.5 "$IN4_B" 5558 behindright good
+nsx a $INJ gcm-udp va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB 2 "$key" 10.9.0.5 "$IN4_B" 5558 behindwrong bad
+sleep 0.5
+ip netns pids b | xargs -r kill 2>/dev/null
+csum1=$(nsx b nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
+t_check "tunnel from behind the peer: right UDP checksum delivered" grep -q behindright "$rx"
+t_check "tunnel from behind the peer: wrong UDP checksum dropped" eval '! grep -q behindwrong "$rx"'
+t_expect "tunnel from behind the peer: wrong UDP checksum counted (UdpInCsumErrors)" "$csum1" -gt "${csum0:-missing}"
+if have_module; then
+	t_expect "tunnel from behind the peer: both decrypted by the module (rx_decrypted +$(( $(ctr b rx_decrypted) - dc0 )))" \
+		$(( $(ctr b rx_decrypted) - dc0 )) -eq 2
+	t_expect "tunnel from behind the peer: not vouched for (rx_csum_by_icv +$(( $(ctr b rx_csum_by_icv) - icv0 )))" \
+		"$(ctr b rx_csum_by_icv)" -eq "$icv0"
+fi
+xfrm_setup null transport 4	# what the cases below send on
+
 # A larval SA (ALLOCSPI, before the key manager's update) has an SPI but no keys
 # yet: a packet for it must be left to xfrm, which drops and counts it.
 nsx b ip xfrm state allocspi src "$IP4_A" dst "$IP4_B" proto esp min 0x5000 max 0x5000 >/dev/null

@@ -30,6 +30,11 @@
   espinject.py gcm-nested DEV SRCMAC DSTMAC SRC DST SPI SEQ KEY KIND INNER_SPI
       the same inside an rfc4106(gcm(aes)) packet sealed with KEY (hex: the
       AES key followed by the 4-byte salt, as ip xfrm takes it)
+  espinject.py gcm-udp DEV SRCMAC DSTMAC SRC DST SPI SEQ KEY INNER_SRC INNER_DST
+                       DPORT TEXT good|bad
+      a tunnel-mode rfc4106(gcm(aes)) packet sealed with KEY carrying an IPv4
+      UDP datagram INNER_SRC -> INNER_DST:DPORT with TEXT and a right or wrong
+      (by one) UDP checksum, as a host behind the peer would have sent it
 """
 import os
 import select
@@ -167,15 +172,21 @@ def null_esp(srcmac, dstmac, src, dst, spi, seq, nexthdr, payload, trailer=0):
         os.urandom(trailer)
 
 
-def null_packet(srcmac, dstmac, src, dst, spi, seq, dport, text, trailer,
-                csum=None):
+def udp_datagram(src, dst, dport, text, csum=None):
+    """A UDP datagram src -> dst:dport carrying text; checksum 0 (none), or
+    csum 'good' or 'bad' (present, non-zero and wrong by one)."""
     payload = text.encode()
     udp = struct.pack('!HHHH', 40000, dport, 8 + len(payload), 0) + payload
     if csum:
         good = udp_csum(src, dst, udp)
-        # 'bad': present (non-zero) and wrong by one
         value = good if csum == 'good' else good % 0xfffe + 1
         udp = udp[:6] + struct.pack('!H', value) + udp[8:]
+    return udp
+
+
+def null_packet(srcmac, dstmac, src, dst, spi, seq, dport, text, trailer,
+                csum=None):
+    udp = udp_datagram(src, dst, dport, text, csum)
     return null_esp(srcmac, dstmac, src, dst, spi, seq, 17, udp, trailer)
 
 
@@ -262,6 +273,15 @@ def main(argv):
             frame = gcm_esp(smac, dmac, src, dst, spi, seq, key, nexthdr,
                             payload)
         send(dev, frame)
+        return 0
+    if argv[1] == 'gcm-udp' and len(argv) == 15 and argv[14] in ('good', 'bad'):
+        dev, smac, dmac, src, dst = argv[2:7]
+        isrc, idst = argv[10], argv[11]
+        udp = udp_datagram(isrc, idst, int(argv[12]), argv[13], argv[14])
+        inner = ipv4_header(isrc, idst, 17, len(udp)) + udp
+        key = bytes.fromhex(argv[9].removeprefix('0x'))
+        send(dev, gcm_esp(smac, dmac, src, dst, int(argv[7], 0),
+                          int(argv[8], 0), key, 4, inner))
         return 0
     raise SystemExit(__doc__)
 
