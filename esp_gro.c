@@ -103,6 +103,13 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 	sp = skb_sec_path(skb);
 	had_sp = !!sp;
 	/*
+	 * Decrypted by the device already (NIC crypto offload): xfrm_input()
+	 * finishes those on the ordinary path; one more transform here would
+	 * decrypt the plaintext again.
+	 */
+	if (sp && sp->olen && (sp->ovec[sp->olen - 1].flags & CRYPTO_DONE))
+		goto push_back;
+	/*
 	 * ESP inside a packet another SA already decapsulated (tunnel mode,
 	 * whose inner packet comes back through GRO with sp->olen reset):
 	 * one more transform would not make an offload entry xfrm_offload()
