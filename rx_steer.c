@@ -781,7 +781,6 @@ void eso_rx_steer_exit(void)
 	if (eso_cpuhp_state > 0)
 		cpuhp_remove_state_nocalls(eso_cpuhp_state);
 	eso_cpuhp_state = 0;
-	del_timer_sync(&eso_rx_watchdog);
 	/* a move ends by ESO_REHOME_MAX; it holds a netns reference */
 	while (smp_load_acquire(&eso_move.home))	/* pairs with eso_rehome_finish() */
 		msleep(20);
@@ -799,6 +798,11 @@ void eso_rx_steer_exit(void)
 		eso_rxq_drain(rq);
 		netif_napi_del(&rq->napi);
 	}
+	/*
+	 * Only now: a poll still running on another CPU could have armed it
+	 * again (eso_rxq_throttle()), and it re-arms itself.
+	 */
+	del_timer_sync(&eso_rx_watchdog);
 	eso_free_napi_dev(eso_napi_dev);
 	kfree(eso_home_cpus);
 }
