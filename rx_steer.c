@@ -579,18 +579,23 @@ static void eso_rehome_start(struct eso_home *h, unsigned int from,
 		put_net(net);
 		goto unlock;
 	}
-	eso_move.target = rq->enqueued;
-	WRITE_ONCE(h->blocked, true);
-	/* blocked before the new home: pairs with the acquire in eso_rx_steer() */
-	smp_store_release(&h->cpu, to);
-	spin_unlock(&rq->q.lock);
-
 	h->moved = jiffies;
 	eso_move.from = from;
 	eso_move.to = to;
 	eso_move.deadline = jiffies + ESO_REHOME_MAX;
 	eso_move.net = net;
-	WRITE_ONCE(eso_move.home, h);	/* read locklessly by eso_rx_blocked() */
+	eso_move.target = rq->enqueued;
+	/* read locklessly by eso_rx_blocked(), fields first */
+	smp_store_release(&eso_move.home, h);
+	WRITE_ONCE(h->blocked, true);
+	/*
+	 * The move and the block are seen before the new home, so a packet
+	 * queued on @to finds itself blocked (eso_rx_blocked()). Pairs with
+	 * the acquire in eso_rx_steer(); @to's poll takes the packet under
+	 * the queue lock the enqueuer released.
+	 */
+	smp_store_release(&h->cpu, to);
+	spin_unlock(&rq->q.lock);
 	eso_count(net, ESO_RX_REHOMED);
 
 	if (from == smp_processor_id())
@@ -640,13 +645,18 @@ static void eso_home_note(struct eso_home *h, unsigned int home,
 /* The home's queue must not hand @skb to xfrm yet: see eso_homes. */
 static bool eso_rx_blocked(struct sk_buff *skb)
 {
-	struct eso_home *h;
+	/* the move's fields come with it: eso_rehome_start() */
+	struct eso_home *moving = smp_load_acquire(&eso_move.home);
 
-	if (likely(!READ_ONCE(eso_move.home)))
+	if (likely(!moving))
 		return false;
-	h = eso_home_slot(((struct ip_esp_hdr *)skb->data)->spi);
-	return READ_ONCE(h->blocked) &&
-	       READ_ONCE(h->cpu) == smp_processor_id();
+	/*
+	 * Only the new home waits. The old one must drain, and may look
+	 * while the move is published but its home not yet switched.
+	 */
+	return smp_processor_id() == READ_ONCE(eso_move.to) &&
+	       eso_home_slot(((struct ip_esp_hdr *)skb->data)->spi) == moving &&
+	       READ_ONCE(moving->blocked);
 }
 
 /*
