@@ -412,7 +412,10 @@ static struct {
 	struct net *net;		/* where to count a forced move */
 	struct hrtimer timer;		/* pinned on from */
 	call_single_data_t csd;		/* starts the timer on from */
-} eso_move;
+} eso_move = {
+	/* taken by rx_rehome=N, which insmod may set before init */
+	.lock = __SPIN_LOCK_UNLOCKED(eso_move.lock),
+};
 
 static bool rx_rehome = true;
 
@@ -420,6 +423,21 @@ static void eso_homes_reset(void)
 {
 	unsigned int i;
 
+	/*
+	 * Not while a move is under way: a home put back on the old CPU
+	 * while its slot is still blocked would block that CPU's queue for
+	 * good (its poll stops at the slot's packet, and the end of the
+	 * move wakes only the new home). Under the lock no move starts
+	 * (eso_rehome_start() only tries it); one under way ends within
+	 * twice ESO_REHOME_MAX.
+	 */
+	for (;;) {
+		spin_lock_bh(&eso_move.lock);
+		if (!READ_ONCE(eso_move.home))
+			break;
+		spin_unlock_bh(&eso_move.lock);
+		msleep(20);
+	}
 	for (i = 0; i < ESO_HOME_SLOTS; i++) {
 		struct eso_home *h = &eso_homes[i];
 
@@ -428,6 +446,7 @@ static void eso_homes_reset(void)
 		h->local = 0;
 		h->moved = jiffies - ESO_REHOME_HOLD - 1;	/* free to move */
 	}
+	spin_unlock_bh(&eso_move.lock);
 }
 
 /*
@@ -750,7 +769,6 @@ int eso_rx_steer_init(void)
 		eso_homes[n].hashed = eso_home_cpus[n % eso_nr_home_cpus];
 	eso_homes_reset();
 
-	spin_lock_init(&eso_move.lock);
 	hrtimer_init(&eso_move.timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_PINNED_HARD);
 	eso_move.timer.function = eso_rehome_timer_fn;

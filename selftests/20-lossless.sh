@@ -121,9 +121,32 @@ rehome_trigger_case() {
 	t_expect "rehome trigger: with rx_rehome=N it stays ($moves)" \
 		"$(echo "$moves" | awk '{print $1 + $2}')" -eq 0
 }
+# rx_rehome=N puts every home back at its hash. Written while a home is moving, it
+# must wait for the move to end: a home put back on the old CPU while its slot is
+# still blocked stopped that CPU's queue for good. Homes move every 150 packets
+# here while rx_rehome flips between N and Y every 20 ms.
+rehome_reset_case() {
+	local p=/sys/module/esp_swoffload/parameters mv0 mv1 flipper why=
+	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup gcm128 transport 4 2>> "$T_TMP/err"; then
+		t_fail "rehome reset: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
+		return
+	fi
+	echo 150 > $p/rx_rehome_every
+	mv0=$(counter b rx_rehomed)
+	( while :; do echo N > $p/rx_rehome; sleep 0.02; echo Y > $p/rx_rehome; sleep 0.02; done ) &
+	flipper=$!
+	XFER_TIMEOUT=60 xfer a b "$ADDR_B" 8 || why=$XFER_WHY
+	kill $flipper 2>/dev/null; wait $flipper 2>/dev/null
+	echo 0 > $p/rx_rehome_every; echo Y > $p/rx_rehome
+	mv1=$(counter b rx_rehomed)
+	if [ -z "$why" ]; then t_ok "rehome reset: 8 MiB intact while rx_rehome flips during moves"
+	else t_fail "rehome reset: 8 MiB intact while rx_rehome flips during moves" "$why"; fi
+	t_expect "rehome reset: homes moved meanwhile (rx_rehomed +$((mv1 - mv0)))" "$((mv1 - mv0))" -ge 3
+}
 if [ -n "$ESP_MODULE" ] || have_module; then
 	for algo in ${REHOME_ALGOS:-gcm128 null}; do rehome_case "$algo"; done
 	rehome_trigger_case
+	rehome_reset_case
 	ns_cleanup
 else
 	t_skip "rehome: homes move in order" "no module loaded"
