@@ -94,9 +94,10 @@ MODULE_PARM_DESC(rx_async_max,
  * one whose SA died during its decryption before it knows the family
  * (so xfrm_rcv_cb() reaches no handler), and one whose nested transform
  * was not found only after its sec_path is gone. They would stay counted
- * for good, and enough of them would throttle every queue with nothing
- * left to wake it. So a watchdog resets the count when queues have been
- * throttled for ESO_RX_STALE without any completion.
+ * for good: enough of them would throttle every queue with nothing left
+ * to wake it, and any would keep every home from moving. So a watchdog
+ * resets the count when queues have been throttled, or a home wanted to
+ * move, for ESO_RX_STALE without any completion.
  */
 static atomic_t eso_rx_inflight = ATOMIC_INIT(0);
 static atomic_t eso_rx_nthrottled = ATOMIC_INIT(0);
@@ -135,6 +136,7 @@ static struct xfrm_state *eso_rx_skb_state(struct sk_buff *skb)
 /* Hand one queued packet to xfrm; drops the device ref taken at enqueue. */
 static void eso_rx_deliver(struct sk_buff *skb)
 {
+	struct xfrm_state *x = eso_rx_skb_state(skb);
 	struct net_device *dev = skb->dev;
 	struct sk_buff *prev = this_cpu_read(eso_rx_cur);
 	u64 t0 = eso_stage_start();
@@ -145,16 +147,29 @@ static void eso_rx_deliver(struct sk_buff *skb)
 	 * before it knows its family, without xfrm_rcv_cb(): nothing to
 	 * track, and an SA never becomes valid again.
 	 */
-	track = READ_ONCE(eso_rx_skb_state(skb)->km.state) == XFRM_STATE_VALID;
+	track = READ_ONCE(x->km.state) == XFRM_STATE_VALID;
 	if (track)
 		this_cpu_write(eso_rx_cur, skb);
+	/*
+	 * x outlives the skb's reference: xfrm frees states a grace period
+	 * after the last put (xfrm_state_gc_task()).
+	 */
+	rcu_read_lock();
 	/* skb->data is the ESP header, as the GRO callback left it */
 	xfrm_input(skb, IPPROTO_ESP, ((struct ip_esp_hdr *)skb->data)->spi, 0);
 	if (track) {
-		if (this_cpu_read(eso_rx_cur) == skb)
-			atomic_inc(&eso_rx_inflight);	/* not finished: in flight */
+		/*
+		 * Not finished: in flight, unless the SA died meanwhile. Then
+		 * xfrm dropped it unseen, as above, or will when its
+		 * decryption completes (xfrm_input() checks the state again
+		 * on resuming); counted, it would stay in flight for good.
+		 */
+		if (this_cpu_read(eso_rx_cur) == skb &&
+		    READ_ONCE(x->km.state) == XFRM_STATE_VALID)
+			atomic_inc(&eso_rx_inflight);
 		this_cpu_write(eso_rx_cur, prev);
 	}
+	rcu_read_unlock();
 	eso_stage_end(dev_net(dev), ESO_NS_RX_INPUT, t0);
 	dev_put(dev);
 }
@@ -344,13 +359,17 @@ void eso_rx_finished(struct sk_buff *skb)
 		eso_rx_unthrottle();
 }
 
-/* Queues throttled and no completion for ESO_RX_STALE: see eso_rx_inflight. */
+/*
+ * Queues throttled, or a home kept from moving, and no completion for
+ * ESO_RX_STALE: see eso_rx_inflight.
+ */
 static void eso_rx_watchdog_fn(struct timer_list *t)
 {
 	unsigned long due = READ_ONCE(eso_rx_last_done) + ESO_RX_STALE;
 	int lost;
 
-	if (!atomic_read(&eso_rx_nthrottled))
+	if (!atomic_read(&eso_rx_nthrottled) &&
+	    atomic_read(&eso_rx_inflight) <= 0)
 		return;
 	if (time_before(jiffies, due)) {
 		mod_timer(&eso_rx_watchdog, due);
@@ -652,10 +671,18 @@ static void eso_home_note(struct eso_home *h, unsigned int home,
 		return;
 	/*
 	 * An asynchronous AEAD already takes decryption off this CPU, and its
-	 * completions would keep the old home from draining.
+	 * completions would keep the old home from draining. A count that
+	 * never falls (packets in flight ended unseen) would keep every home
+	 * where it is for good: the watchdog resets it if no completion
+	 * comes for ESO_RX_STALE from now.
 	 */
-	if (atomic_read(&eso_rx_inflight) > 0)
+	if (atomic_read(&eso_rx_inflight) > 0) {
+		if (!timer_pending(&eso_rx_watchdog)) {
+			WRITE_ONCE(eso_rx_last_done, jiffies);
+			mod_timer(&eso_rx_watchdog, jiffies + ESO_RX_STALE);
+		}
 		return;
+	}
 	eso_rehome_start(h, home,
 			 cpumask_next_wrap(home, cpu_online_mask, home, false),
 			 net);

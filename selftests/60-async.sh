@@ -119,7 +119,7 @@ noqueue_case() {
 # it drops them. Ten of them at rx_async_max=8 throttle RX with nothing in
 # flight to wake it; the watchdog must reset the count within a second or so.
 watchdog_case() {
-	local drv inst th0 max0 P=/sys/module/esp_swoffload/parameters seq key
+	local drv inst th0 mv0 max0 P=/sys/module/esp_swoffload/parameters seq key
 	ns_setup tso-off
 	tc -n a qdisc replace dev va root pfifo
 	tc -n b qdisc replace dev vb root pfifo
@@ -145,8 +145,31 @@ watchdog_case() {
 		"$(counter b rx_async_throttled)" -gt "${th0:-missing}"
 	t_check "watchdog: dmesg says the count was reset" bash -c 'dmesg | grep -q "count reset"'
 	echo "$max0" > $P/rx_async_max
+
+	# Below the cap such ends throttle nothing, but while counted in flight they
+	# keep every home from moving. Three of them, then synchronous traffic
+	# (pcrypt gone) with homes asked to move every 300 packets: they must move
+	# again once the watchdog has reset the count (a second after the first
+	# refused move).
+	xfrm_setup gcm128 transport 4
+	dmesg -C
+	for seq in 1 2 3; do
+		nsx a $INJ gcm-nested va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB $seq $key esp 0x7777
+	done
+	sleep 0.5
+	xfrm_flush
+	pcrypt_del "$inst" || t_fail "watchdog: delete $inst"
+	xfrm_setup gcm128 transport 4
+	echo 300 > $P/rx_rehome_every
+	th0=$(counter b rx_async_throttled) mv0=$(counter b rx_rehomed)
+	iperf_run a b "$ADDR_B" 4 || t_fail "watchdog: iperf3 after 3 unrecognisable ends" "$(head -c 600 "$IPERF_JSON")"
+	echo 0 > $P/rx_rehome_every
+	t_expect "watchdog: 3 unrecognisable ends throttled nothing (rx_async_throttled +$(( $(counter b rx_async_throttled) - th0 )))" \
+		"$(counter b rx_async_throttled)" -eq "${th0:-missing}"
+	t_expect "watchdog: homes move again after them (rx_rehomed +$(( $(counter b rx_rehomed) - mv0 )))" \
+		"$(counter b rx_rehomed)" -gt "${mv0:-missing}"
+	t_check "watchdog: dmesg says that count was reset" bash -c 'dmesg | grep -q "count reset"'
 	xfrm_flush; ns_cleanup
-	pcrypt_del "$inst"
 }
 
 if ! have_module; then
