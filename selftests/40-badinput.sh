@@ -108,44 +108,46 @@ ip netns pids b | xargs -r kill 2>/dev/null
 t_check "null: crafted ESP packet delivered" grep -q plain "$rx"
 t_check "null: ESP packet with trailing padding delivered" grep -q padded "$rx"
 
+# udp_csum_case NAME PORT SEND SEQ: SEND SEQ PORT TEXT good|bad injects one ESP
+# packet carrying a UDP datagram TEXT to b:PORT with a right or wrong checksum.
+# The right one must arrive; the wrong one be dropped and counted (UdpInCsumErrors).
+udp_csum_case() {
+	local name=$1 port=$2 send=$3 seq=$4 rx=$T_TMP/csum-$2.rx c0 c1
+	: > "$rx"
+	c0=$(nsx b nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
+	nsx b socat -u UDP4-RECV:"$port" - > "$rx" &
+	sleep 0.5
+	$send "$seq" "$port" rightsum good
+	$send $((seq + 1)) "$port" wrongsum bad
+	sleep 0.5
+	ip netns pids b | xargs -r kill 2>/dev/null
+	c1=$(nsx b nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
+	t_check "$name: right UDP checksum delivered" grep -q rightsum "$rx"
+	t_check "$name: wrong UDP checksum dropped" eval "! grep -q wrongsum '$rx'"
+	t_expect "$name: wrong UDP checksum counted (UdpInCsumErrors)" "$c1" -gt "${c0:-missing}"
+}
+null_udp() {
+	nsx a $INJ null va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB "$1" "$2" "$3" csum "$4"
+}
+behind_peer_udp() {
+	nsx a $INJ gcm-udp va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB "$1" "$key" \
+		10.9.0.5 "$IN4_B" "$2" "$3" "$4"
+}
+
 # Without an ICV nothing vouches for the inner packet, so the module must leave the
-# checksum check to the stack: a wrong UDP checksum is dropped (UdpInCsumErrors), a
-# right one delivered.
-rx=$T_TMP/null-csum.rx; : > "$rx"
-csum0=$(nsx b nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
-nsx b socat -u UDP4-RECV:5557 - > "$rx" &
-sleep 0.5
-nsx a $INJ null va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB 3 5557 rightsum csum good
-nsx a $INJ null va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB 4 5557 wrongsum csum bad
-sleep 0.5
-ip netns pids b | xargs -r kill 2>/dev/null
-csum1=$(nsx b nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
-t_check "null: right UDP checksum delivered" grep -q rightsum "$rx"
-t_check "null: wrong UDP checksum dropped" eval '! grep -q wrongsum "$rx"'
-t_expect "null: wrong UDP checksum counted (UdpInCsumErrors)" "$csum1" -gt "${csum0:-missing}"
+# checksum check to the stack.
+udp_csum_case null 5557 null_udp 3
 
 # Tunnel mode, from a host behind the peer: the ICV covers only the way from the
-# peer, so the module must leave the inner checksum to the stack there too. A wrong
-# UDP checksum is dropped (UdpInCsumErrors) and not vouched for (rx_csum_by_icv), a
-# right one delivered.
+# peer, so the module must leave the inner checksum to the stack there too, and not
+# vouch for it (rx_csum_by_icv).
 xfrm_setup gcm128 tunnel 4
 ip -n b xfrm policy add src 10.9.0.0/24 dst "$IN4_B/32" dir in \
 	tmpl src "$IP4_A" dst "$IP4_B" proto esp reqid 1 mode tunnel
 key=$(ip -n a xfrm state get src "$IP4_A" dst "$IP4_B" proto esp spi $SPI_AB |
 	awk '$1 == "aead" {print $3}')
-rx=$T_TMP/tunnel-csum.rx; : > "$rx"
-csum0=$(nsx b nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
 icv0=$(ctr b rx_csum_by_icv) dc0=$(ctr b rx_decrypted)
-nsx b socat -u UDP4-RECV:5558 - > "$rx" &
-sleep 0.5
-nsx a $INJ gcm-udp va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB 1 "$key" 10.9.0.5 "$IN4_B" 5558 behindright good
-nsx a $INJ gcm-udp va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB 2 "$key" 10.9.0.5 "$IN4_B" 5558 behindwrong bad
-sleep 0.5
-ip netns pids b | xargs -r kill 2>/dev/null
-csum1=$(nsx b nstat -az UdpInCsumErrors | awk '/UdpInCsumErrors/ {print $2}')
-t_check "tunnel from behind the peer: right UDP checksum delivered" grep -q behindright "$rx"
-t_check "tunnel from behind the peer: wrong UDP checksum dropped" eval '! grep -q behindwrong "$rx"'
-t_expect "tunnel from behind the peer: wrong UDP checksum counted (UdpInCsumErrors)" "$csum1" -gt "${csum0:-missing}"
+udp_csum_case "tunnel from behind the peer" 5558 behind_peer_udp 1
 if have_module; then
 	t_expect "tunnel from behind the peer: both decrypted by the module (rx_decrypted +$(( $(ctr b rx_decrypted) - dc0 )))" \
 		$(( $(ctr b rx_decrypted) - dc0 )) -eq 2
