@@ -61,7 +61,7 @@ rehome_case() {
 	echo "${REHOME_EVERY:-300}" > $p/rx_rehome_every
 	mv0=$(counter b rx_rehomed) fo0=$(counter b rx_rehome_forced) rt0=$(tcp_retrans a)
 	dq0=$(link_stat a va tx dropped)
-	ofo0=$(nsx b nstat -az TcpExtTCPOFOQueue | awk '/TcpExtTCPOFOQueue/ {print $2}')
+	ofo0=$(tcp_ofo b)
 	iperf_run a b "$ADDR_B" "${REHOME_SECS:-6}"
 	local rc=$?
 	echo 0 > $p/rx_rehome_every
@@ -70,7 +70,7 @@ rehome_case() {
 		return
 	fi
 	mv1=$(counter b rx_rehomed) fo1=$(counter b rx_rehome_forced) rt1=$(tcp_retrans a)
-	ofo1=$(nsx b nstat -az TcpExtTCPOFOQueue | awk '/TcpExtTCPOFOQueue/ {print $2}')
+	ofo1=$(tcp_ofo b)
 	errs=$(( $(xfrm_errors_total a) + $(xfrm_errors_total b) ))
 	t_diag "$name: $(( IPERF_BPS / 1000000 )) Mbit/s, rx_rehomed +$((mv1 - mv0)), rx_rehome_forced +$((fo1 - fo0)), TcpExtTCPOFOQueue +$((ofo1 - ofo0)), retransmits $IPERF_RETR"
 	t_expect "$name: homes moved (rx_rehomed +$((mv1 - mv0)))" "$((mv1 - mv0))" -ge 3
