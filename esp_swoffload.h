@@ -38,6 +38,7 @@ enum eso_counter {
 	ESO_RX_GRO_PACKETS,	/* ESP packets taken at GRO, handed to xfrm */
 	ESO_RX_DECRYPTED,	/* our SAs' packets xfrm decrypted and verified */
 	ESO_RX_BATCHED,		/* ...decrypted by us in one batch per run */
+	ESO_RX_BATCH_ESN_STALE,	/* ...whose ESN high bits xfrm then saw moved */
 	ESO_RX_NULL,		/* esp-null packets given to xfrm as CRYPTO_DONE */
 	ESO_RX_NULL_CSUM_KEPT,	/* ...of which arrived with checksums verified */
 	ESO_RX_CSUM_BY_ICV,	/* inner checksums vouched for by the ICV */

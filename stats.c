@@ -38,6 +38,7 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_RX_GRO_PACKETS]	= "rx_gro_packets",
 	[ESO_RX_DECRYPTED]	= "rx_decrypted",
 	[ESO_RX_BATCHED]	= "rx_batched",
+	[ESO_RX_BATCH_ESN_STALE] = "rx_batch_esn_stale",
 	[ESO_RX_NULL]		= "rx_null",
 	[ESO_RX_NULL_CSUM_KEPT]	= "rx_null_csum_kept",
 	[ESO_RX_CSUM_BY_ICV]	= "rx_csum_by_icv",

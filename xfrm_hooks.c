@@ -724,10 +724,15 @@ static struct aead_request *eso_rx_batch_setup(struct xfrm_state *x,
 	struct ip_esp_hdr *esph = (struct ip_esp_hdr *)skb->data;
 	bool esn = x->props.flags & XFRM_STATE_ESN;
 	struct eso_batch_req *br = mem;
+	u32 seq_hi = 0;
 
+	if (esn) {
+		/* xo->seq is TX's; eso_input_tail() compares this with xfrm's */
+		seq_hi = xfrm_replay_seqhi(x, esph->seq_no);
+		xfrm_offload(skb)->seq.hi = seq_hi;
+	}
 	memcpy(br->iv, esph + 1, ESO_IVLEN);
-	return eso_batch_req_init(br, child, esph, esn,
-				  esn ? xfrm_replay_seqhi(x, esph->seq_no) : 0,
+	return eso_batch_req_init(br, child, esph, esn, seq_hi,
 				  skb, hlen, nfrags, skb->len - hlen);
 }
 
@@ -849,6 +854,31 @@ static int eso_xmit6(struct xfrm_state *x, struct sk_buff *skb,
 }
 
 /*
+ * With ESN, eso_decrypt_run() checked the ICV with the high sequence bits
+ * the replay window gave before the run; xfrm_input() has just inferred
+ * them again, after the run's earlier packets moved the window. They differ
+ * for a packet that fell below the window meanwhile (late by more than the
+ * window, or replayed): xfrm_input() takes it for one of the next 2^32, and
+ * esp_input() would check its ICV with those bits and fail it. Fail it here
+ * too, or it would move the window into a subspace the peer is not in and
+ * every later packet would fail.
+ */
+static bool eso_batch_esn_stale(struct xfrm_state *x, struct sk_buff *skb)
+{
+	/*
+	 * Only eso_decrypt_run() marks our ChaCha SAs' packets CRYPTO_DONE: no
+	 * NIC offloads rfc7539esp, and GRO leaves packets that arrive so alone.
+	 */
+	if (likely(!(x->props.flags & XFRM_STATE_ESN)) || !eso_batch_child(x))
+		return false;
+	if (likely(xfrm_offload(skb)->seq.hi ==
+		   ntohl(XFRM_SKB_CB(skb)->seq.input.hi)))
+		return false;
+	eso_count(xs_net(x), ESO_RX_BATCH_ESN_STALE);
+	return true;
+}
+
+/*
  * Called by xfrm_input() instead of type->input when the packet arrives
  * with CRYPTO_DONE set and its ICV verified: decrypted by eso_decrypt_run().
  * What is left is esp_input()'s tail: padding, next header, ESP header off.
@@ -858,6 +888,8 @@ static int eso_input_tail(struct xfrm_state *x, struct sk_buff *skb,
 {
 	struct crypto_aead *aead = x->data;
 
+	if (eso_batch_esn_stale(x, skb))
+		return -EBADMSG;	/* what esp_input() would return */
 	if (!pskb_may_pull(skb, sizeof(struct ip_esp_hdr) +
 				crypto_aead_ivsize(aead)))
 		return -EINVAL;

@@ -154,6 +154,62 @@ if have_module; then
 	t_expect "tunnel from behind the peer: not vouched for (rx_csum_by_icv +$(( $(ctr b rx_csum_by_icv) - icv0 )))" \
 		"$(ctr b rx_csum_by_icv)" -eq "$icv0"
 fi
+
+# ESN and the ChaCha RX batch: the module checks a run's ICVs with the high sequence
+# bits the replay window gives before the run, and xfrm_input() infers them again
+# after the run's earlier packets. A packet that falls below the window within its
+# run (late by more than the window, or replayed) gets the next subspace's bits
+# there, as on the stock path, whose ICV check then fails it. It must fail here too,
+# not move b's window into that subspace, after which every packet would fail. A plug
+# qdisc on a holds each burst of 31 packets and one late packet and lets it go at
+# once from one CPU, then from the other, so that one burst comes to the SA's home
+# CPU (rx_rehome off: the home stays put) as one run.
+esn_late_case() {
+	local port=5559 rx=$T_TMP/esn.rx key cpu base i seqs st0 rehome= failed seq_hi
+	local P=/sys/module/esp_swoffload/parameters st
+	XFRM_REPLAY=32 xfrm_setup chacha transport 4 esn
+	key=$(ip -n a xfrm state get src "$IP4_A" dst "$IP4_B" proto esp spi $SPI_AB |
+		awk '$1 == "aead" {print $3}')
+	if have_module; then rehome=$(cat $P/rx_rehome); echo N > $P/rx_rehome; fi
+	st0=$(ctr b rx_batch_esn_stale)
+	tc -n a qdisc add dev $DEV_A root plug
+	: > "$rx"
+	nsx b socat -u UDP4-RECV:$port - > "$rx" &
+	sleep 0.5
+	for cpu in 0 1; do
+		base=$((cpu * 100 + 100)) seqs=
+		for i in $(seq 1 31); do seqs="$seqs $((base + i)):in$((base + i)),"; done
+		seqs="$seqs $((base - 15)):late$((base - 15)),"
+		tc -n a qdisc change dev $DEV_A root plug block
+		nsx a $INJ chacha-esn $DEV_A "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB \
+			"$key" 0 $port $seqs
+		nsx a taskset -c $cpu tc qdisc change dev $DEV_A root plug release_indefinite
+		sleep 0.3
+	done
+	nsx a $INJ chacha-esn $DEV_A "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB "$key" 0 \
+		$port 400:after,
+	sleep 0.5
+	ip netns pids b | xargs -r kill 2>/dev/null
+	tc -n a qdisc del dev $DEV_A root
+	[ -n "$rehome" ] && echo "$rehome" > $P/rx_rehome
+	st=$(ip -n b -s xfrm state get src "$IP4_A" dst "$IP4_B" proto esp spi $SPI_AB)
+	failed=$(awk '$1 == "replay-window" && $3 == "replay" {print $6}' <<< "$st")
+	seq_hi=$(grep -o ' seq-hi 0x[0-9a-f]*' <<< "$st")
+	t_expect "ESN run: the 62 packets in order delivered" \
+		"$(grep -o 'in[0-9]*,' "$rx" | sort -u | wc -l)" -eq 62
+	t_check "ESN run: the late packets dropped" eval "! grep -q late '$rx'"
+	t_expect "ESN run: the late packets failed their ICV (integrity failed $failed)" \
+		"$failed" -eq 2
+	t_expect "ESN run: b's window stayed in the peer's subspace ($seq_hi)" \
+		"${seq_hi# seq-hi }" = 0x0
+	t_check "ESN run: a packet after them delivered" grep -q after "$rx"
+	if have_module; then
+		t_expect "ESN run: a late packet shared a run (rx_batch_esn_stale +$(( $(ctr b rx_batch_esn_stale) - st0 )))" \
+			"$(ctr b rx_batch_esn_stale)" -gt "${st0:-missing}"
+	fi
+}
+esn_late_case
+
 xfrm_setup null transport 4	# what the cases below send on
 
 # A larval SA (ALLOCSPI, before the key manager's update) has an SPI but no keys

@@ -35,6 +35,11 @@
       a tunnel-mode rfc4106(gcm(aes)) packet sealed with KEY carrying an IPv4
       UDP datagram INNER_SRC -> INNER_DST:DPORT with TEXT and a right or wrong
       (by one) UDP checksum, as a host behind the peer would have sent it
+  espinject.py chacha-esn DEV SRCMAC DSTMAC SRC DST SPI KEY SEQ_HI DPORT
+                          SEQ:TEXT...
+      for each SEQ:TEXT in turn, a transport-mode rfc7539esp(chacha20,poly1305)
+      packet of an ESN SA, sealed with KEY and high sequence half SEQ_HI,
+      carrying a UDP datagram TEXT to DPORT, all through one socket
 """
 import os
 import select
@@ -190,15 +195,21 @@ def null_packet(srcmac, dstmac, src, dst, spi, seq, dport, text, trailer,
     return null_esp(srcmac, dstmac, src, dst, spi, seq, 17, udp, trailer)
 
 
-def gcm_esp(srcmac, dstmac, src, dst, spi, seq, key, nexthdr, payload):
-    """An IPv4 frame with an rfc4106(gcm(aes)) ESP packet (key: AES key and
-    4-byte salt, as ip xfrm takes it) carrying payload."""
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+def aead_esp(srcmac, dstmac, src, dst, spi, seq, key, nexthdr, payload,
+             cipher='gcm', seq_hi=None):
+    """An IPv4 frame with an ESP packet carrying payload, sealed with key (the
+    cipher's key followed by the 4-byte salt, as ip xfrm takes it) by
+    rfc4106(gcm(aes)) or rfc7539esp(chacha20,poly1305); with seq_hi, an ESN
+    SA's (the high half goes into the associated data, RFC 4303 2.2.1)."""
+    from cryptography.hazmat.primitives.ciphers.aead import (
+        AESGCM, ChaCha20Poly1305)
+    aead = {'gcm': AESGCM, 'chacha': ChaCha20Poly1305}[cipher]
     iv = os.urandom(8)
     padlen = (-(len(payload) + 2)) % 4
     plain = payload + bytes(range(1, padlen + 1)) + bytes([padlen, nexthdr])
     hdr = struct.pack('!II', spi, seq)
-    sealed = AESGCM(key[:-4]).encrypt(key[-4:] + iv, plain, hdr)
+    aad = hdr if seq_hi is None else struct.pack('!III', spi, seq_hi, seq)
+    sealed = aead(key[:-4]).encrypt(key[-4:] + iv, plain, aad)
     esp = hdr + iv + sealed
     eth = bytes.fromhex(dstmac.replace(':', '')) + \
         bytes.fromhex(srcmac.replace(':', '')) + b'\x08\x00'
@@ -270,8 +281,8 @@ def main(argv):
             frame = null_esp(smac, dmac, src, dst, spi, seq, nexthdr, payload)
         else:
             key = bytes.fromhex(argv[9].removeprefix('0x'))
-            frame = gcm_esp(smac, dmac, src, dst, spi, seq, key, nexthdr,
-                            payload)
+            frame = aead_esp(smac, dmac, src, dst, spi, seq, key, nexthdr,
+                             payload)
         send(dev, frame)
         return 0
     if argv[1] == 'gcm-udp' and len(argv) == 15 and argv[14] in ('good', 'bad'):
@@ -280,8 +291,20 @@ def main(argv):
         udp = udp_datagram(isrc, idst, int(argv[12]), argv[13], argv[14])
         inner = ipv4_header(isrc, idst, 17, len(udp)) + udp
         key = bytes.fromhex(argv[9].removeprefix('0x'))
-        send(dev, gcm_esp(smac, dmac, src, dst, int(argv[7], 0),
-                          int(argv[8], 0), key, 4, inner))
+        send(dev, aead_esp(smac, dmac, src, dst, int(argv[7], 0),
+                           int(argv[8], 0), key, 4, inner))
+        return 0
+    if argv[1] == 'chacha-esn' and len(argv) > 11:
+        dev, smac, dmac, src, dst = argv[2:7]
+        spi, key = int(argv[7], 0), bytes.fromhex(argv[8].removeprefix('0x'))
+        seq_hi, dport = int(argv[9], 0), int(argv[10])
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        s.bind((dev, 0))
+        for arg in argv[11:]:
+            seq, text = arg.split(':', 1)
+            udp = udp_datagram(src, dst, dport, text)
+            s.send(aead_esp(smac, dmac, src, dst, spi, int(seq, 0), key, 17,
+                            udp, 'chacha', seq_hi))
         return 0
     raise SystemExit(__doc__)
 
