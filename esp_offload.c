@@ -8,7 +8,10 @@
  * of inet_offloads/inet6_offloads (GRO receive and GSO segment). Each
  * slot holds one owner. The xfrm ones are not claimed atomically (a
  * second registration overwrites the first with a WARN), so we look
- * before we take and refuse to load if anything holds one of them.
+ * before we take and refuse to load if anything holds one of them. The
+ * other way round, a stock offload module loading while we hold them
+ * would overwrite our xfrm slots, fail on the inet ones and be freed,
+ * leaving its freed type_offload for every new SA: we refuse its load.
  *
  * Unloading: every SA created while we are loaded holds a reference on
  * this module (xfrm_get_type_offload), so rmmod is refused with "in use"
@@ -56,6 +59,29 @@ static bool eso_slots_taken(void)
 	       rcu_access_pointer(inet6_offloads[IPPROTO_ESP]);
 }
 
+/*
+ * esp4_offload/esp6_offload's init takes the xfrm slot with only a WARN if
+ * it is held, and does not give it back when it then fails to take the
+ * inet one: refuse them before their init runs (prepare_coming_module()).
+ */
+static int eso_module_notify(struct notifier_block *nb, unsigned long action,
+			     void *data)
+{
+	struct module *mod = data;
+
+	if (action != MODULE_STATE_COMING ||
+	    (strcmp(mod->name, "esp4_offload") &&
+	     strcmp(mod->name, "esp6_offload")))
+		return NOTIFY_DONE;
+	pr_err(ESO_NAME ": refusing to load %s: it would take the ESP offload slots this module holds; 'rmmod esp_swoffload' first\n",
+	       mod->name);
+	return notifier_from_errno(-EBUSY);
+}
+
+static struct notifier_block eso_module_nb = {
+	.notifier_call = eso_module_notify,
+};
+
 static int eso_register(void)
 {
 	int err;
@@ -95,14 +121,19 @@ static int __init eso_init(void)
 {
 	int err;
 
+	/* first, so that none of them loads between the look and the take */
+	err = register_module_notifier(&eso_module_nb);
+	if (err)
+		return err;
 	if (eso_slots_taken()) {
 		pr_err(ESO_NAME ": the ESP offload slots are taken (esp4_offload or esp6_offload is loaded); run 'rmmod esp4_offload esp6_offload' and load again\n");
-		return -EBUSY;
+		err = -EBUSY;
+		goto out_notifier;
 	}
 
 	err = eso_stats_init();
 	if (err)
-		return err;
+		goto out_notifier;
 
 	err = eso_tx_order_init();
 	if (err)
@@ -147,12 +178,16 @@ out_order:
 	eso_tx_order_exit();
 out_stats:
 	eso_stats_exit();
+out_notifier:
+	unregister_module_notifier(&eso_module_nb);
 	return err;
 }
 
 static void __exit eso_exit(void)
 {
 	eso_unregister();
+	/* only now may the stock modules take the slots */
+	unregister_module_notifier(&eso_module_nb);
 	esp_chacha_exit();
 	eso_rx_cb_exit();
 	eso_rx_steer_exit();

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Loading and unloading: refusal while esp4_offload/esp6_offload hold the
-# slots, rmmod under traffic (refused while SAs use the module, traffic
+# slots and of them while the module does, rmmod under traffic (refused while SAs use the module, traffic
 # unharmed), insmod under traffic (SAs created earlier keep the stock path,
 # nothing breaks), and a clean unload once the SAs are gone.
 
@@ -55,6 +55,46 @@ if modprobe esp4_offload && modprobe esp6_offload; then
 	rmmod esp6_offload esp4_offload
 else
 	t_skip "conflict with esp4_offload" "esp4_offload not available"
+fi
+
+# 3b. the other way round: while the module holds the slots the stock modules are
+# refused before their init runs. That init would overwrite the xfrm slot with a
+# WARN, fail on the inet one and be freed, leaving its freed type_offload to every
+# new SA.
+if ! modinfo esp4_offload > /dev/null 2>&1; then
+	t_skip "stock offload modules refused while loaded" "esp4_offload not available"
+elif insmod "$ESP_MODULE"; then
+	dmesg -C
+	for m in esp4_offload esp6_offload; do
+		if modprobe $m 2>/dev/null; then
+			t_fail "$m refused while the module is loaded"
+			rmmod $m
+		else
+			t_ok "$m refused while the module is loaded"
+		fi
+		t_check "dmesg says why $m was refused" \
+			bash -c "dmesg | grep -q 'refusing to load $m'"
+	done
+	t_check "no WARN about the slots" bash -c '! dmesg | grep -q WARNING'
+	ns_setup tso-off
+	for fam in 4 6; do
+		xfrm_setup gcm128 transport $fam
+		s0=$(counter a tx_segments)
+		if xfer a b "$ADDR_B" 1; then t_ok "v$fam after the refusals: data intact"
+		else t_fail "v$fam after the refusals: data intact" "$XFER_WHY"; fi
+		t_expect "v$fam after the refusals: new SAs use the module (tx_segments +$(( $(counter a tx_segments) - s0 )))" \
+			"$(counter a tx_segments)" -gt "$s0"
+	done
+	xfrm_flush
+	unload_module || t_fail "rmmod after the refusals" "$(lsmod | grep esp_swoffload)"
+	if modprobe esp4_offload; then
+		t_ok "esp4_offload loads once the module is gone"
+		rmmod esp4_offload
+	else
+		t_fail "esp4_offload loads once the module is gone"
+	fi
+else
+	t_fail "insmod for the refusal case"
 fi
 
 # 4. esp-null SAs made before the insmod: their packets are still taken at GRO,
