@@ -96,9 +96,10 @@ static void eso_fix_outer_len(struct sk_buff *skb, bool ipv6)
  * stock esp4_offload behaves the same. Nothing here can change the
  * return code, so say what helps: a qdisc on the egress device.
  */
-static bool eso_dev_has_queue(const struct sk_buff *skb)
+static bool eso_dev_has_queue(const struct net_device *dev,
+			      const struct sk_buff *skb)
 {
-	struct netdev_queue *txq = skb_get_tx_queue(skb->dev, skb);
+	struct netdev_queue *txq = skb_get_tx_queue(dev, skb);
 
 	/* noqueue is a qdisc without an enqueue operation */
 	return rcu_dereference_bh(txq->qdisc)->enqueue;
@@ -231,8 +232,9 @@ static int eso_output_finish(struct xfrm_state *x, struct sk_buff *skb,
 		eso_count(net, ESO_TX_NULL);
 		goto done;
 	}
-	dev = skb->dev;
-	has_queue = eso_dev_has_queue(skb);
+	/* skb->dev is still unset if an NFQUEUE in OUTPUT segments */
+	dev = eso_out_dev(skb);
+	has_queue = !dev || eso_dev_has_queue(dev, skb);
 	err = ipv6 ? esp6_output_tail(x, skb, esp) :
 		     esp_output_tail(x, skb, esp);
 	if (err == -EINPROGRESS) {
@@ -241,8 +243,8 @@ static int eso_output_finish(struct xfrm_state *x, struct sk_buff *skb,
 			eso_async_on_noqueue(net, dev);
 		return err;
 	}
-	if (err)
-		return err;
+	if (err)	/* NET_XMIT_DROP for -ENOSPC: not a "finished" 1 */
+		return err > 0 ? -ENOBUFS : err;
 done:
 	err = eso_seg_finished(skb);
 	if (!err)
