@@ -85,4 +85,28 @@ static inline int eso_max_backlog(void)
 #endif
 }
 
+/*
+ * Does @dev run tc or netfilter egress hooks, which may hand its packets
+ * on to another device (mirred, bpf_redirect(), nft fwd and dup)? tc's
+ * egress entry moved from miniq_egress (set while filters exist) to
+ * tcx_egress (set while clsact or a tcx program is attached) in 6.6.
+ */
+static inline bool eso_dev_has_egress_hooks(const struct net_device *dev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#ifdef CONFIG_NET_XGRESS
+	if (rcu_access_pointer(dev->tcx_egress))
+		return true;
+#endif
+#elif defined(CONFIG_NET_CLS_ACT)
+	if (rcu_access_pointer(dev->miniq_egress))
+		return true;
+#endif
+#ifdef CONFIG_NETFILTER_EGRESS
+	if (rcu_access_pointer(dev->nf_hooks_egress))
+		return true;
+#endif
+	return false;
+}
+
 #endif /* _ESP_SWOFFLOAD_COMPAT_H */

@@ -44,7 +44,8 @@
  * lower device's qdisc; holding the section across that would deadlock
  * against such a CPU (selftests/26-stacked.sh). Inside a section the
  * module only numbers, encrypts, and hands packets to veth or loopback,
- * which queue them for the receiver without a lock of their own.
+ * which queue them for the receiver without a lock of their own, and only
+ * where no egress hook (tc, netfilter) could redirect them elsewhere.
  *
  * The outbound SA does not know the peer's window (strongSwan installs it
  * with replay-window 0), hence no shortcut for large windows: every packet
@@ -65,6 +66,7 @@
 #include <net/sch_generic.h>
 #include <net/xfrm.h>
 
+#include "compat.h"
 #include "esp_swoffload.h"
 
 #define ESO_TX_ORDER_BITS	8
@@ -144,12 +146,15 @@ void eso_tx_order_end(const struct xfrm_state *x, enum eso_tx_order how)
 /*
  * A transmit that ends in the peer's (or our own) receive queue: no qdisc
  * and no lower device behind it, so a CPU in a section never waits for a
- * qdisc's lock there (see the top of this file).
+ * qdisc's lock there (see the top of this file). An egress hook on it may
+ * redirect the packet to another device's qdisc: not a leaf then.
  */
 static bool eso_tx_order_leaf(const struct net_device *dev)
 {
 	const struct rtnl_link_ops *ops = dev->rtnl_link_ops;
 
+	if (eso_dev_has_egress_hooks(dev))
+		return false;
 	return (dev->flags & IFF_LOOPBACK) ||
 	       (ops && !strcmp(ops->kind, "veth"));
 }
