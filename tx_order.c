@@ -15,11 +15,12 @@
  * 32, the least RFC 4303 allows: shorter than one super-packet.
  *
  * What: one critical section per SA orders its packets. Inside it a
- * packet keeps the numbers xfrm gave it if they are still the SA's
- * newest, and takes fresh ones after them otherwise, so numbers grow in
- * the order packets go through the section; a packet that overtook
- * another between xfrm_output() and here costs a gap in the numbers
- * (which a receiver accepts), not a drop. The section has to last until
+ * packet keeps the numbers xfrm gave it unless a packet numbered after
+ * them went through first (the stripe remembers the last SA through it
+ * and its highest number), and takes fresh ones after the SA's newest
+ * otherwise, so numbers grow in the order packets go through the
+ * section; a packet overtaken between xfrm_output() and here costs a gap
+ * in the numbers (which a receiver accepts), not a drop. The section has to last until
  * the packet is with the device driver: a 100-byte datagram encrypts
  * faster than a driver takes the first segments of a super-packet. On a
  * veth or loopback device (no qdisc, and a transmit that hands the packet
@@ -74,6 +75,9 @@
 struct eso_tx_stripe {
 	spinlock_t lock;	/* held for the section of the stripe's SAs */
 	int owner;		/* CPU in the section, or -1 */
+	/* the SA that last numbered a packet in the section, or NULL... */
+	const struct xfrm_state *sent_x;
+	u64 sent_last;		/* ...and the highest number it sent */
 } ____cacheline_aligned_in_smp;
 
 static bool tx_order = true;
@@ -326,32 +330,82 @@ static int eso_reserve_fresh(struct xfrm_state *x, struct xfrm_offload *xo,
 	return 0;
 }
 
+/* Is @a after @b? Without ESN the numbers are 32 bits and may wrap. */
+static bool eso_seq_after(const struct xfrm_state *x, u64 a, u64 b)
+{
+	if (x->repl_mode == XFRM_REPLAY_MODE_ESN)
+		return a > b;
+	return (s32)((u32)a - (u32)b) > 0;
+}
+
+/*
+ * A packet of @x about to leave outside @s's section (tx_order off, or
+ * another section's lock busy): the stripe's record of what @x sent no
+ * longer covers all of it. x->lock held, or tx_order off.
+ */
+static void eso_tx_forget(struct eso_tx_stripe *s, const struct xfrm_state *x)
+{
+	if (READ_ONCE(s->sent_x) == x)
+		cmpxchg(&s->sent_x, x, NULL);
+}
+
+/*
+ * Does the packet whose numbers start at @first keep them? Yes if nothing
+ * of @x numbered after them went out yet: they are still the newest, or
+ * the stripe's record (in the section: @s is ours) shows that all @x sent
+ * is numbered below. Behind a qdisc with a backlog the packets that wait
+ * were numbered in turn, and none are newest when they leave; the record
+ * lets them keep their numbers instead of wasting as many again. x->lock
+ * held.
+ */
+static bool eso_tx_keeps(struct xfrm_state *x, struct eso_tx_stripe *s,
+			 bool in_section, u64 first, u64 last)
+{
+	if (last == eso_oseq_newest(x))
+		return true;
+	return in_section && s->sent_x == x &&
+	       eso_seq_after(x, first, s->sent_last);
+}
+
 /*
  * Inside the section (eso_tx_order_begin(): bottom halves off): settle
  * the numbers of the @n packets (segments) @skb becomes. xfrm reserved
- * @reserved of them from @xo->seq; they stay if they cover @n and are
- * still the SA's newest (or tx_order is off), else @n fresh ones replace
- * them. On return @xo->seq holds the first one.
+ * @reserved of them from @xo->seq; they stay if they cover @n and nothing
+ * numbered after them went out yet (or tx_order is off), else @n fresh
+ * ones replace them. On return @xo->seq holds the first one.
  */
 int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 			 struct sk_buff *skb, unsigned int reserved,
 			 unsigned int n)
 {
-	u64 last = ((u64)xo->seq.hi << 32 | xo->seq.low) + reserved - 1;
+	struct eso_tx_stripe *s = eso_tx_stripe(x);
+	u64 first = (u64)xo->seq.hi << 32 | xo->seq.low;
+	u64 last = first + reserved - 1;
+	bool in_section;
 	int err = 0;
 
-	if (n <= reserved && !READ_ONCE(tx_order))
+	if (n <= reserved && !READ_ONCE(tx_order)) {
+		/* a switch back to Y may reorder what is in flight then */
+		eso_tx_forget(s, x);
 		return 0;
+	}
 	if (x->repl_mode != XFRM_REPLAY_MODE_ESN)
 		last = (u32)last;
+	in_section = READ_ONCE(s->owner) == smp_processor_id();
 
 	spin_lock(&x->lock);
-	if (n > reserved || last != eso_oseq_newest(x)) {
+	if (n > reserved || !eso_tx_keeps(x, s, in_section, first, last)) {
 		err = eso_reserve_fresh(x, xo, n);
 		if (err)
 			xfrm_audit_state_replay_overflow(x, skb);
 		else
 			eso_count(xs_net(x), ESO_TX_RENUMBERED);
+	}
+	if (!in_section) {
+		eso_tx_forget(s, x);
+	} else if (!err) {
+		WRITE_ONCE(s->sent_x, x);
+		s->sent_last = ((u64)xo->seq.hi << 32 | xo->seq.low) + n - 1;
 	}
 	spin_unlock(&x->lock);
 	return err;

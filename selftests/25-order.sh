@@ -7,6 +7,8 @@
 # XfrmInStateSeqError and no replay-window drop on the receiving SA, for ChaCha20-Poly1305
 # (encrypted at segmentation in one batch) and AES-GCM; no TCP retransmits beyond veth's
 # own drops. tx_renumbered may grow: a gap in the numbers is what a receiver accepts.
+# Then ChaCha again behind a qdisc with a backlog (tbf at 100 Mbit/s), where the
+# packets that wait were numbered in turn: the order must hold there too.
 # Last, ChaCha with tx_order=0 must show the drops, or this test could not fail.
 SECS=${ORDER_SECS:-8}
 
@@ -39,18 +41,26 @@ if [ "$(nproc)" -lt 2 ]; then
 	t_skip "order: needs 2 CPUs"
 	return 0
 fi
-for algo in ${ORDER_ALGOS:-chacha gcm128 chacha-off}; do
-	name="order $algo" off=
+# sa_oseq NS SPI: the SA's last output sequence number
+sa_oseq() {
+	ip -n "$1" xfrm state get src "$ADDR_A" dst "$ADDR_B" proto esp spi "$2" 2> /dev/null |
+		grep -o ' oseq 0x[0-9a-f]*' | awk '{print $2}'
+}
+
+for algo in ${ORDER_ALGOS:-chacha gcm128 chacha-tbf chacha-off}; do
+	name="order $algo" off= tbf=
 	[ "$algo" = chacha-off ] && name="order chacha, tx_order=0" algo=chacha off=1
+	[ "$algo" = chacha-tbf ] && name="order chacha behind tbf" algo=chacha tbf=1
 	[ -n "$off" ] && ! have_module && continue
 	if ! ns_setup tso-off-both 2> "$T_TMP/err" ||
 	   ! XFRM_REPLAY=32 xfrm_setup "$algo" transport 4 2>> "$T_TMP/err"; then
 		t_fail "$name: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
 		continue
 	fi
+	[ -n "$tbf" ] && tc -n a qdisc add dev va root tbf rate 100mbit burst 256kb latency 200ms
 	seq0=$(seq_errors b)
 	rt0=$(tcp_retrans a) dq0=$(link_stat a va tx dropped)
-	rn0=$(counter a tx_renumbered || echo 0)
+	rn0=$(counter a tx_renumbered || echo 0) ts0=$(counter a tx_segments || echo 0)
 	[ -n "$off" ] && echo 0 > /sys/module/esp_swoffload/parameters/tx_order
 	udp_trickle a "$ADDR_B" "$SECS" > "$T_TMP/udp.n" &
 	upid=$!
@@ -79,5 +89,29 @@ for algo in ${ORDER_ALGOS:-chacha gcm128 chacha-off}; do
 	t_expect "$name: the SA counted no replay-window drop" "${drops:-missing}" -eq 0
 	t_expect "$name: no retransmits beyond veth's own drops" \
 		"$((${rt1:-999} - ${rt0:-0}))" -le "$((${dq1:-0} - ${dq0:-0}))"
+	if [ -n "$tbf" ] && have_module; then
+		t_diag "$name: oseq $(($(sa_oseq a "$SPI_AB"))) for $(( $(counter a tx_segments) - ts0 )) packets sent"
+	fi
 done
+
+# One stream behind tbf: the packets wait in the qdisc, each numbered before the one
+# ahead of it left. They must keep their numbers: the SA's oseq stays near the count
+# of packets sent (asking only "still the SA's newest?" renumbered nearly all of them).
+if have_module; then
+	name="order, one stream behind tbf"
+	if ns_setup tso-off-both 2> "$T_TMP/err" &&
+	   XFRM_REPLAY=32 xfrm_setup chacha transport 4 2>> "$T_TMP/err" &&
+	   tc -n a qdisc add dev va root tbf rate 100mbit burst 256kb latency 200ms 2>> "$T_TMP/err"; then
+		rn0=$(counter a tx_renumbered) ts0=$(counter a tx_segments)
+		if iperf_run a b "$ADDR_B" 4 -A 0; then
+			oseq=$(($(sa_oseq a "$SPI_AB"))) sent=$(( $(counter a tx_segments) - ts0 ))
+			t_expect "$name: the packets kept their numbers (oseq $oseq for $sent packets sent, tx_renumbered +$(( $(counter a tx_renumbered) - rn0 )))" \
+				"$oseq" -le $((sent + sent / 4))
+		else
+			t_fail "$name: iperf3 ran" "$(head -c 600 "$IPERF_JSON" 2>/dev/null)"
+		fi
+	else
+		t_fail "$name: setup" "$(cat "$T_TMP/err")"
+	fi
+fi
 ns_cleanup
