@@ -363,7 +363,7 @@ static bool eso_tx_keeps(struct xfrm_state *x, struct eso_tx_stripe *s,
 {
 	if (last == eso_oseq_newest(x))
 		return true;
-	return in_section && s->sent_x == x &&
+	return in_section && READ_ONCE(s->sent_x) == x &&
 	       eso_seq_after(x, first, s->sent_last);
 }
 
