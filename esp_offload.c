@@ -13,6 +13,10 @@
  * would overwrite our xfrm slots, fail on the inet ones and be freed,
  * leaving its freed type_offload for every new SA: we refuse its load.
  *
+ * IPv6 is optional: with IPv6 off (ipv6.disable=1), where esp6 cannot
+ * load, or if esp6 fails to load, we take the two IPv4 slots alone and
+ * leave the IPv6 ones (and esp6_offload) be.
+ *
  * Unloading: every SA created while we are loaded holds a reference on
  * this module (xfrm_get_type_offload), so rmmod is refused with "in use"
  * until those SAs are deleted; then nothing can reach our callbacks but
@@ -40,6 +44,9 @@ static const struct net_offload eso_offload6 = {
 	},
 };
 
+/* The IPv6 half (its slots, and esp6 behind it) is in use. */
+static bool eso_v6;
+
 static bool eso_type_slot_taken(unsigned short family)
 {
 	struct xfrm_state_afinfo *afinfo;
@@ -47,16 +54,44 @@ static bool eso_type_slot_taken(unsigned short family)
 
 	rcu_read_lock();
 	afinfo = xfrm_state_afinfo_get_rcu(family);
-	taken = !afinfo || afinfo->type_offload_esp;
+	taken = afinfo && afinfo->type_offload_esp;
 	rcu_read_unlock();
 	return taken;
 }
 
 static bool eso_slots_taken(void)
 {
-	return eso_type_slot_taken(AF_INET) || eso_type_slot_taken(AF_INET6) ||
-	       rcu_access_pointer(inet_offloads[IPPROTO_ESP]) ||
-	       rcu_access_pointer(inet6_offloads[IPPROTO_ESP]);
+	if (eso_type_slot_taken(AF_INET) ||
+	    rcu_access_pointer(inet_offloads[IPPROTO_ESP]))
+		return true;
+	return eso_v6 && (eso_type_slot_taken(AF_INET6) ||
+			  rcu_access_pointer(inet6_offloads[IPPROTO_ESP]));
+}
+
+/* xfrm has no AF_INET6 afinfo when IPv6 is off (ipv6.disable=1). */
+static bool eso_ipv6_up(void)
+{
+	bool up;
+
+	rcu_read_lock();
+	up = !!xfrm_state_afinfo_get_rcu(AF_INET6);
+	rcu_read_unlock();
+	return up;
+}
+
+/*
+ * Take the IPv6 half if IPv6 is up and esp6 loads; else offload IPv4 SAs
+ * alone, and leave esp6_offload free to take the IPv6 slots.
+ */
+static void eso_v6_probe(void)
+{
+	if (!eso_ipv6_up()) {
+		pr_info(ESO_NAME ": IPv6 is disabled: offloading IPv4 SAs only\n");
+		return;
+	}
+	eso_v6 = eso_esp6_get();
+	if (!eso_v6)
+		pr_warn(ESO_NAME ": esp6 did not load: offloading IPv4 SAs only\n");
 }
 
 /*
@@ -71,7 +106,7 @@ static int eso_module_notify(struct notifier_block *nb, unsigned long action,
 
 	if (action != MODULE_STATE_COMING ||
 	    (strcmp(mod->name, "esp4_offload") &&
-	     strcmp(mod->name, "esp6_offload")))
+	     (!eso_v6 || strcmp(mod->name, "esp6_offload"))))
 		return NOTIFY_DONE;
 	pr_err(ESO_NAME ": refusing to load %s: it would take the ESP offload slots this module holds; 'rmmod esp_swoffload' first\n",
 	       mod->name);
@@ -88,22 +123,24 @@ static int eso_register(void)
 
 	if (inet_add_offload(&eso_offload4, IPPROTO_ESP))
 		return -EBUSY;
-	if (inet6_add_offload(&eso_offload6, IPPROTO_ESP)) {
-		err = -EBUSY;
-		goto out_del4;
-	}
 	err = xfrm_register_type_offload(&eso_type_offload4, AF_INET);
 	if (err)
-		goto out_del6;
+		goto out_del4;
+	if (!eso_v6)
+		return 0;
+	if (inet6_add_offload(&eso_offload6, IPPROTO_ESP)) {
+		err = -EBUSY;
+		goto out_unreg4;
+	}
 	err = xfrm_register_type_offload(&eso_type_offload6, AF_INET6);
 	if (err)
-		goto out_unreg4;
+		goto out_del6;
 	return 0;
 
-out_unreg4:
-	xfrm_unregister_type_offload(&eso_type_offload4, AF_INET);
 out_del6:
 	inet6_del_offload(&eso_offload6, IPPROTO_ESP);
+out_unreg4:
+	xfrm_unregister_type_offload(&eso_type_offload4, AF_INET);
 out_del4:
 	inet_del_offload(&eso_offload4, IPPROTO_ESP);
 	return err;
@@ -111,9 +148,11 @@ out_del4:
 
 static void eso_unregister(void)
 {
-	xfrm_unregister_type_offload(&eso_type_offload6, AF_INET6);
+	if (eso_v6) {
+		xfrm_unregister_type_offload(&eso_type_offload6, AF_INET6);
+		inet6_del_offload(&eso_offload6, IPPROTO_ESP);
+	}
 	xfrm_unregister_type_offload(&eso_type_offload4, AF_INET);
-	inet6_del_offload(&eso_offload6, IPPROTO_ESP);
 	inet_del_offload(&eso_offload4, IPPROTO_ESP);
 }
 
@@ -125,6 +164,7 @@ static int __init eso_init(void)
 	err = register_module_notifier(&eso_module_nb);
 	if (err)
 		return err;
+	eso_v6_probe();
 	if (eso_slots_taken()) {
 		pr_err(ESO_NAME ": the ESP offload slots are taken (esp4_offload or esp6_offload is loaded); run 'rmmod esp4_offload esp6_offload' and load again\n");
 		err = -EBUSY;
@@ -180,6 +220,8 @@ out_stats:
 	eso_stats_exit();
 out_notifier:
 	unregister_module_notifier(&eso_module_nb);
+	if (eso_v6)
+		eso_esp6_put();
 	return err;
 }
 
@@ -193,6 +235,8 @@ static void __exit eso_exit(void)
 	eso_rx_steer_exit();
 	eso_tx_order_exit();
 	eso_stats_exit();
+	if (eso_v6)
+		eso_esp6_put();
 }
 
 module_init(eso_init);

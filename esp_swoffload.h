@@ -138,6 +138,8 @@ int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 			 unsigned int n);
 
 /* xfrm_hooks.c */
+bool eso_esp6_get(void);
+void eso_esp6_put(void);
 struct crypto_aead *eso_batch_aead(struct xfrm_state *x);
 struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 				     struct crypto_aead *child,

@@ -30,6 +30,45 @@
 #include "chacha_simd.h"
 #include "esp_swoffload.h"
 
+/*
+ * esp6's exports, looked up at load rather than linked: on a host booted
+ * with ipv6.disable=1, esp6 cannot load (xfrm_register_type() finds no
+ * AF_INET6 afinfo), and a link-time dependency on it would keep this
+ * module off such a host altogether. Only the IPv6 half uses them, and it
+ * is registered only once they are here (esp_offload.c).
+ */
+static struct {
+	int (*output_head)(struct xfrm_state *x, struct sk_buff *skb,
+			   struct esp_info *esp);
+	int (*output_tail)(struct xfrm_state *x, struct sk_buff *skb,
+			   struct esp_info *esp);
+	int (*input_done2)(struct sk_buff *skb, int err);
+} eso_esp6;
+
+void eso_esp6_put(void)
+{
+	if (eso_esp6.output_head)
+		symbol_put(esp6_output_head);
+	if (eso_esp6.output_tail)
+		symbol_put(esp6_output_tail);
+	if (eso_esp6.input_done2)
+		symbol_put(esp6_input_done2);
+	memset(&eso_esp6, 0, sizeof(eso_esp6));
+}
+
+/* Load esp6 if it is not, and take its exports; false if it cannot load. */
+bool eso_esp6_get(void)
+{
+	eso_esp6.output_head = symbol_request(esp6_output_head);
+	eso_esp6.output_tail = symbol_get(esp6_output_tail);
+	eso_esp6.input_done2 = symbol_get(esp6_input_done2);
+	if (eso_esp6.output_head && eso_esp6.output_tail &&
+	    eso_esp6.input_done2)
+		return true;
+	eso_esp6_put();
+	return false;
+}
+
 /* TFC padding as esp4/esp6 do it, which stock esp4_offload skips. */
 static unsigned int eso_tfc_len(const struct xfrm_state *x,
 				const struct sk_buff *skb)
@@ -168,7 +207,7 @@ static s64 eso_output_prepare(struct xfrm_state *x, struct sk_buff *skb,
 	esp->tailen = esp->tfclen + esp->plen + crypto_aead_authsize(aead);
 	esp->esph = ip_esp_hdr(skb);
 
-	esp->nfrags = ipv6 ? esp6_output_head(x, skb, esp) :
+	esp->nfrags = ipv6 ? eso_esp6.output_head(x, skb, esp) :
 			     esp_output_head(x, skb, esp);
 	if (esp->nfrags < 0)
 		return esp->nfrags;
@@ -235,7 +274,7 @@ static int eso_output_finish(struct xfrm_state *x, struct sk_buff *skb,
 	/* skb->dev is still unset if an NFQUEUE in OUTPUT segments */
 	dev = eso_out_dev(skb);
 	has_queue = !dev || eso_dev_has_queue(dev, skb);
-	err = ipv6 ? esp6_output_tail(x, skb, esp) :
+	err = ipv6 ? eso_esp6.output_tail(x, skb, esp) :
 		     esp_output_tail(x, skb, esp);
 	if (err == -EINPROGRESS) {
 		eso_count(net, ESO_TX_ASYNC);
@@ -896,7 +935,8 @@ static int eso_input_tail(struct xfrm_state *x, struct sk_buff *skb,
 				crypto_aead_ivsize(aead)))
 		return -EINVAL;
 
-	return ipv6 ? esp6_input_done2(skb, 0) : esp_input_done2(skb, 0);
+	return ipv6 ? eso_esp6.input_done2(skb, 0) :
+		      esp_input_done2(skb, 0);
 }
 
 static int eso_input_tail4(struct xfrm_state *x, struct sk_buff *skb)

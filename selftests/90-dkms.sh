@@ -4,7 +4,7 @@
 # /var/lib/dkms, /lib/modules/<kver>/updates and /etc/modprobe.d are written to the
 # throw-away overlay only. dkms builds with the host's headers and gcc.
 # Checks: dkms builds and installs into /lib/modules/<kver>/updates/dkms, depmod finds it,
-# `modprobe esp_swoffload` loads that file with esp4 and esp6 pulled in first, the
+# `modprobe esp_swoffload` loads that file with esp4 pulled in first (and esp6 by its init), the
 # modprobe.d snippet refuses esp4_offload/esp6_offload, the modules-load.d snippet loads
 # the module (systemd-modules-load), and the DKMS-built module carries traffic.
 # The dkms build runs inside the TCG guest: several minutes (measured 539 s on 6.12 with the
@@ -63,7 +63,7 @@ t_check "$name: /etc/modules-load.d/esp_swoffload.conf installed" \
 	grep -qx 'esp_swoffload' /etc/modules-load.d/esp_swoffload.conf
 t_diag "modprobe -n -v esp_swoffload: $(modprobe -n -v esp_swoffload 2>&1 | tr '\n' ';')"
 
-# 3. modprobe loads it, esp4 + esp6 first
+# 3. modprobe loads it, esp4 first; its init loads esp6
 if out=$(modprobe esp_swoffload 2>&1) && [ -r /proc/net/esp_swoffload ]; then
 	t_ok "$name: modprobe esp_swoffload"
 else

@@ -12,13 +12,14 @@
 #       a: 10.0.0.1 fd00::1 (tunnel-mode inner: 10.1.0.1 fd01::1 on lo)
 #       b: 10.0.0.2 fd00::2 (tunnel-mode inner: 10.2.0.1 fd02::1 on lo)
 #       static neighbour entries; no ARP/ND traffic. "a" is the sender by convention.
+#       (IPv4 only where IPv6 is off: ipv6_up)
 #   ns_cleanup;  nsx NS CMD...  (= ip netns exec NS CMD...)
 # IPsec (ip xfrm, no IKE):
 #   xfrm_setup ALGO MODE FAMILY [esn]   ALGO: null gcm128 gcm256 chacha cbc-sha256
 #       MODE: transport|tunnel, FAMILY: 4|6. Installs a->b (SPI 0x1000) and b->a
 #       (SPI 0x2000) SAs + out/in policies in both netns; sets ADDR_A / ADDR_B (the
 #       addresses traffic must use: inner ones in tunnel mode) and OUT_A / OUT_B.
-#   xfrm_flush;  ALGOS, MODES, FAMILIES: the full matrix
+#   xfrm_flush;  ALGOS, MODES, FAMILIES: the full matrix (FAMILIES=4 where IPv6 is off)
 #   sa_bytes NS SPI                 current byte counter of that SA in NS
 # Counters:
 #   have_module                     /proc/net/esp_swoffload exists (module loaded)
@@ -130,23 +131,30 @@ ns_cleanup() {
 	return 0
 }
 
+# ipv6_up: IPv6 is on (not booted with ipv6.disable=1)
+ipv6_up() { [ -d /proc/sys/net/ipv6 ]; }
+
 # _ns_addrs NS DEV MAC PEERMAC ip4 ip6 in4 in6 peer4 peer6 peerin4 peerin6
+# (the IPv6 lines only where IPv6 is up)
 _ns_addrs() {
-	local ns=$1 dev=$2 peermac=$4
-	ip -n "$ns" -batch - <<-EOB || return 1
-		link set lo up
-		link set $dev address $3 up
-		addr add $5/24 dev $dev
-		addr add $6/64 dev $dev nodad
-		addr add $7/32 dev lo
-		addr add $8/128 dev lo nodad
-		neigh replace $9 lladdr $peermac dev $dev nud permanent
-		neigh replace ${10} lladdr $peermac dev $dev nud permanent
-		route add ${11}/32 via $9 dev $dev src $7
-		route add ${12}/128 via ${10} dev $dev src $8
-	EOB
+	local ns=$1 dev=$2 peermac=$4 v6=
+	ipv6_up && v6=1
+	{
+		echo "link set lo up"
+		echo "link set $dev address $3 up"
+		echo "addr add $5/24 dev $dev"
+		echo "addr add $7/32 dev lo"
+		echo "neigh replace $9 lladdr $peermac dev $dev nud permanent"
+		echo "route add ${11}/32 via $9 dev $dev src $7"
+		if [ -n "$v6" ]; then
+			echo "addr add $6/64 dev $dev nodad"
+			echo "addr add $8/128 dev lo nodad"
+			echo "neigh replace ${10} lladdr $peermac dev $dev nud permanent"
+			echo "route add ${12}/128 via ${10} dev $dev src $8"
+		fi
+	} | ip -n "$ns" -batch - || return 1
 	nsx "$ns" sh -c "for f in all default $dev; do echo 0 > /proc/sys/net/ipv4/conf/\$f/rp_filter; done
-		echo 0 > /proc/sys/net/ipv6/conf/all/accept_dad"
+		${v6:+echo 0 > /proc/sys/net/ipv6/conf/all/accept_dad}"
 }
 
 ns_setup() {
@@ -181,6 +189,7 @@ ns_setup() {
 ALGOS="null gcm128 gcm256 chacha cbc-sha256"
 MODES="transport tunnel"
 FAMILIES="4 6"
+ipv6_up || FAMILIES=4
 SPI_AB=0x1000 SPI_BA=0x2000
 XFRM_REPLAY=${XFRM_REPLAY:-64}
 
