@@ -39,7 +39,7 @@ v4_fast_path() {
 # load LABEL MESSAGE: insmod the module, expect MESSAGE in dmesg
 load() {
 	local out
-	dmesg -C
+	dmesg_clear
 	if out=$(insmod "$ESP_MODULE" 2>&1) && have_module; then
 		t_ok "$1: insmod"
 	else
@@ -85,7 +85,7 @@ msg="esp_swoffload: IPv6 is disabled: offloading IPv4 SAs only"
 t_check "$name: dmesg says '$msg'" bash -c "dmesg | grep -qF '$msg'"
 t_check "$name: esp6 is not loaded" bash -c "! grep -q '^esp6 ' /proc/modules"
 v4_fast_path "$name"
-dmesg -C
+dmesg_clear
 if modprobe esp4_offload 2> /dev/null; then
 	t_fail "$name: esp4_offload refused while the module is loaded" "it loaded"
 	rmmod esp4_offload

@@ -104,7 +104,7 @@ noqueue_case() {
 	drv=$(seqiv_driver 'rfc4106(gcm(aes))'); inst="pcrypt($drv)"; xfrm_flush
 	$CU add "$inst" || { t_fail "noqueue: instantiate $inst"; return; }
 	xfrm_setup gcm128 transport 4
-	dmesg -C
+	dmesg_clear
 	XFER_TIMEOUT=10 xfer a b "$ADDR_B" 1
 	t_expect "noqueue + async AEAD: counted (tx_async_noqueue)" "$(counter a tx_async_noqueue)" -gt 0
 	t_check "noqueue + async AEAD: dmesg says to add a qdisc" \
@@ -132,7 +132,7 @@ watchdog_case() {
 	max0=$(cat $P/rx_async_max)
 	echo 8 > $P/rx_async_max
 	th0=$(counter b rx_async_throttled)
-	dmesg -C
+	dmesg_clear
 	for seq in 1 2 3 4 5 6 7 8 9 10; do
 		nsx a $INJ gcm-nested va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB $seq $key esp 0x7777
 	done
@@ -152,7 +152,7 @@ watchdog_case() {
 	# again once the watchdog has reset the count (a second after the first
 	# refused move).
 	xfrm_setup gcm128 transport 4
-	dmesg -C
+	dmesg_clear
 	for seq in 1 2 3; do
 		nsx a $INJ gcm-nested va "$MAC_A" "$MAC_B" "$IP4_A" "$IP4_B" $SPI_AB $seq $key esp 0x7777
 	done

@@ -41,7 +41,7 @@ else t_fail "rmmod after the SAs are deleted" "$(lsmod | grep esp_swoffload)"; f
 
 # 3. refused while esp4_offload/esp6_offload hold the slots, with a clear reason
 if modprobe esp4_offload && modprobe esp6_offload; then
-	dmesg -C
+	dmesg_clear
 	if insmod "$ESP_MODULE" 2>/dev/null; then
 		t_fail "insmod refused while esp4_offload is loaded"
 		rmmod esp_swoffload
@@ -64,7 +64,7 @@ fi
 if ! modinfo esp4_offload > /dev/null 2>&1; then
 	t_skip "stock offload modules refused while loaded" "esp4_offload not available"
 elif insmod "$ESP_MODULE"; then
-	dmesg -C
+	dmesg_clear
 	for m in esp4_offload esp6_offload; do
 		if modprobe $m 2>/dev/null; then
 			t_fail "$m refused while the module is loaded"

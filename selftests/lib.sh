@@ -7,6 +7,8 @@
 #   t_skip NAME WHY      -> "ok N - NAME # SKIP WHY"
 #   t_check NAME CMD...  -> t_ok if CMD succeeds, else t_fail with CMD's output
 #   t_diag MSG           -> "# MSG" (diagnostics; any line starting "# " is one)
+# Kernel log: kernel_log_check NAME (t_fail if BUG/WARNING/KASAN/...; then clears it),
+#   dmesg_clear (the same; tests use it instead of dmesg -C)
 # Topology (two netns joined by a veth pair, GRO on both ends):
 #   ns_setup [tso-off|tso-off-both|gro-off|mtu=N]...   ns "a" (va) <-> ns "b" (vb)
 #       a: 10.0.0.1 fd00::1 (tunnel-mode inner: 10.1.0.1 fd01::1 on lo)
@@ -83,6 +85,39 @@ t_expect() {
 	if [ -n "$2" ] && [ "$2" "$3" "$4" ] 2>/dev/null; then t_ok "$1"
 	else t_fail "$1" "expected ${2:-<empty>} $3 $4"; fi
 }
+
+# ---------------------------------------------------------------- kernel log
+# What the kernel prints when something is wrong (BUG, lockdep and other WARNINGs,
+# Oops, KASAN, UBSAN, refcount_t).
+T_KERNEL_BAD='BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|refcount_t'
+# kernel_reports: each report in the kernel log (from a line matching $T_KERNEL_BAD,
+# at most 60 lines), blank-line separated. A report that matches $T_KERNEL_ALLOW
+# (make check-debug: a known report of the kernel's own) and names none of the
+# module's code is left out, and said on stderr.
+kernel_reports() {
+	dmesg | awk -v bad="$T_KERNEL_BAD" -v allow="${T_KERNEL_ALLOW:-}" '
+		function flush() {
+			if (allow != "" && blk ~ allow && blk !~ /esp_swoffload|eso_|esp_chacha/)
+				print "kernel report matching T_KERNEL_ALLOW left out: " first > "/dev/stderr"
+			else
+				print blk "\n"
+			blk = ""
+		}
+		$0 ~ bad { if (blk != "") flush(); blk = first = $0; n = 1; next }
+		blk != "" && n < 60 { blk = blk "\n" $0; n++ }
+		END { if (blk != "") flush() }'
+}
+# kernel_log_check NAME: t_fail NAME if the kernel log has a report; clears the log.
+# dmesg_clear: the same, for a test that clears the log to look for a line of its own
+# (a plain dmesg -C would hide from run.sh what happened before it).
+kernel_log_check() {
+	local r
+	r=$(kernel_reports 2> "$T_TMP/kernel.allowed")
+	[ -s "$T_TMP/kernel.allowed" ] && t_diag "$(cat "$T_TMP/kernel.allowed")"
+	[ -n "$r" ] && t_fail "$1" "$(head -80 <<< "$r")"
+	dmesg -C
+}
+dmesg_clear() { kernel_log_check "kernel log clean before a dmesg -C"; }
 
 # ---------------------------------------------------------------- netns
 NS_A=a NS_B=b DEV_A=va DEV_B=vb

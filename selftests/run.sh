@@ -57,10 +57,7 @@ for f in "$HERE"/[0-9][0-9]-*.sh; do
 		t_fail "$b finished" "exited with status $rc without reporting a failure"
 	fi
 	. "$HERE/lib.sh"; ns_cleanup
-	if dmesg | grep -qE 'BUG:|WARNING:|Oops|general protection|KASAN|refcount_t'; then
-		t_fail "$b: kernel log clean" "$(dmesg | grep -E -A40 'BUG:|WARNING:|Oops|general protection|KASAN|refcount_t' | head -80)"
-		dmesg -C
-	fi
+	kernel_log_check "$b: kernel log clean"
 done
 
 n=$(wc -l < "$T_RESULTS")
