@@ -14,7 +14,9 @@
 #   make sample          a function-level profile, sampled from the host (QEMU monitor)
 #   make dkms-install    build and install with DKMS for every installed kernel
 
-KVER ?= $(shell ls /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -1)
+# the newest 6.1.x with headers (make check-debug's kernel has none: not that one)
+KVER ?= $(lastword $(shell printf '%s\n' $(notdir $(patsubst %/build/Makefile,%,\
+	$(wildcard /lib/modules/6.1.*/build/Makefile))) | sort -V))
 KDIR ?= /lib/modules/$(KVER)/build
 
 modules:
