@@ -28,6 +28,8 @@ delta_check() {
 		i=$((i + 1))
 	done
 	t_expect "$name ($what +$((after - before)))" $((after - before)) -eq "$want"
+	[ $((after - before)) -eq "$want" ] ||
+		t_diag "$name: $ns's xfrm_stat now: $(xfrm_errors "$ns" | tr '\n' ' ')"
 }
 
 # badinput_family FAMILY [ALGO]: with chacha the module decrypts the packets itself,
