@@ -12,6 +12,8 @@
 #   make soak            SOAK_MIN (10) minutes of traffic, floods, async and reloads
 #   make profile         CPU-s/GB split into the module's stages (stage_timing=1)
 #   make sample          a function-level profile, sampled from the host (QEMU monitor)
+#   make check-debug     the selftests on a kernel built with KASAN, kmemleak, lockdep
+#                        and UBSAN (built first: about an hour on 2 cores)
 #   make dkms-install    build and install with DKMS for every installed kernel
 
 # the newest 6.1.x with headers (make check-debug's kernel has none: not that one)
@@ -58,6 +60,9 @@ sample:
 check-dkms:
 	DKMS_SELFTEST=1 scripts/check.sh
 
+check-debug:
+	scripts/check-debug.sh
+
 # Install through DKMS for every installed kernel with headers (docs/deploy.md).
 dkms-install:
 	scripts/dkms-install.sh
@@ -65,4 +70,4 @@ dkms-install:
 dkms-remove:
 	scripts/dkms-install.sh --remove
 
-.PHONY: modules clean lint deps check check-dkms demo demo-swan bench soak profile sample dkms-install dkms-remove
+.PHONY: modules clean lint deps check check-dkms check-debug demo demo-swan bench soak profile sample dkms-install dkms-remove

@@ -79,7 +79,11 @@ for algo in ${ORDER_ALGOS:-chacha gcm128 chacha-tbf chacha-off}; do
 	t_diag "$name: $((IPERF_BPS / 1000000)) Mbit/s with $(cat "$T_TMP/udp.n") datagrams beside it," \
 		"XfrmInStateSeqError +$((seq1 - seq0)), SA replay-window drops ${drops:-?}," \
 		"tx_renumbered +$((rn1 - rn0)), retransmits $IPERF_RETR"
-	if [ -n "$off" ]; then
+	if [ -n "$off" ] && [ "${T_SLOW_KERNEL:-0}" = 1 ]; then
+		# too slow a kernel (make check-debug) may never race the two CPUs
+		t_diag "$name: the control, not asserted on a slow kernel: XfrmInStateSeqError +$((seq1 - seq0))"
+		continue
+	elif [ -n "$off" ]; then
 		t_expect "$name: the replay window (32) dropped segments, as it does without the order (XfrmInStateSeqError +$((seq1 - seq0)))" \
 			"$((${seq1:-0} - ${seq0:-0}))" -gt 0
 		continue

@@ -60,6 +60,25 @@ for f in "$HERE"/[0-9][0-9]-*.sh; do
 	kernel_log_check "$b: kernel log clean"
 done
 
+# kmemleak (make check-debug's kernel): leaks whose allocation went through the module,
+# or through code no longer loaded (the module reloaded: its frames stay unresolved)
+KML=/sys/kernel/debug/kmemleak
+if [ -w "$KML" ]; then
+	# an object is reported once it went unreferenced through a scan 5 s after allocation
+	if echo scan 2> /dev/null > "$KML"; then t_ok "kmemleak: on, scanning"
+	else t_fail "kmemleak: on, scanning" "$(dmesg | grep -i kmemleak | tail -3)"; fi
+	sleep 6; echo scan 2> /dev/null > "$KML"
+	cat "$KML" > "$T_TMP/kmemleak"
+	all=$(grep -c '^unreferenced object' "$T_TMP/kmemleak")
+	ours=$(awk 'BEGIN {RS = "unreferenced object"} NR > 1 && /esp_swoffload|eso_|esp_chacha|\] 0xffffffffc/ {n++}
+		END {print n + 0}' "$T_TMP/kmemleak")
+	t_diag "kmemleak: $all unreferenced objects in all"
+	if [ "$ours" -eq 0 ]; then t_ok "kmemleak: no leak allocated through esp_swoffload"
+	else t_fail "kmemleak: no leak allocated through esp_swoffload" "$ours such objects" \
+		"$(awk 'BEGIN {RS = "unreferenced object"} NR > 1 && /esp_swoffload|eso_|esp_chacha|\] 0xffffffffc/' \
+			"$T_TMP/kmemleak" | head -60)"; fi
+fi
+
 n=$(wc -l < "$T_RESULTS")
 nfail=$(grep -c '^fail' "$T_RESULTS")
 nskip=$(grep -c '^skip' "$T_RESULTS")
