@@ -13,7 +13,7 @@
 #   make profile         CPU-s/GB split into the module's stages (stage_timing=1)
 #   make sample          a function-level profile, sampled from the host (QEMU monitor)
 #   make check-debug     the selftests on a kernel built with KASAN, kmemleak, lockdep
-#                        and UBSAN (built first: about an hour on 2 cores)
+#                        and UBSAN (built first: about 35 minutes on 2 cores)
 #   make dkms-install    build and install with DKMS for every installed kernel
 
 # the newest 6.1.x with headers (make check-debug's kernel has none: not that one)

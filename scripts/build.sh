@@ -3,7 +3,8 @@
 # scripts/build.sh [KVER] [make args...] - build esp_swoffload.ko for one kernel without
 # touching the source tree: copies *.c *.h *.S Kbuild Makefile into build/<kver>/ and
 # runs kbuild there. KVER: a full version (6.12.95+deb12-amd64) or a prefix (6.1, 6.12)
-# meaning the newest installed match; default 6.1. Build log goes to stderr; the last
+# meaning the newest installed match; default 6.1. KDIR=<built kernel tree> builds
+# against that tree instead (make check-debug's). Build log goes to stderr; the last
 # line on stdout is the path of the .ko. Exit status: make's.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,8 +16,13 @@ resolve_kver() {
 		[ -e "$k/build/Makefile" ] && echo "${k##*/}"
 	done | sort -uV | tail -1
 }
-KVER=$(resolve_kver "$want")
-[ -n "$KVER" ] || { echo "build.sh: no kernel headers for '$want' under /lib/modules (run scripts/install-deps.sh)" >&2; exit 2; }
+if [ -n "${KDIR:-}" ]; then
+	KVER=$(cat "$KDIR/include/config/kernel.release")
+else
+	KVER=$(resolve_kver "$want")
+	[ -n "$KVER" ] || { echo "build.sh: no kernel headers for '$want' under /lib/modules (run scripts/install-deps.sh)" >&2; exit 2; }
+	KDIR=/lib/modules/$KVER/build
+fi
 B=${BUILD_DIR:-$ROOT/build/$KVER}
 mkdir -p "$B"
 # Several people/CI jobs may build the same kernel's tree at once: serialize.
@@ -36,7 +42,7 @@ find "$B" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) -d
 	cp -p "${files[@]}" "$B/"
 )
 echo "build.sh: building in $B for $KVER" >&2
-make -C "/lib/modules/$KVER/build" M="$B" -j"$(nproc)" "$@" modules >&2
+make -C "$KDIR" M="$B" -j"$(nproc)" "$@" modules >&2
 ko=$(ls "$B"/*.ko 2>/dev/null | head -1)
 [ -n "$ko" ] || { echo "build.sh: no .ko produced in $B" >&2; exit 1; }
 echo "$ko"

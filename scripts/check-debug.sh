@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # scripts/check-debug.sh - make check-debug: the selftests on a kernel with KASAN,
-# kmemleak, lockdep and UBSAN (scripts/debug-kernel.sh builds it first, about an hour
-# on 2 cores; later runs reuse it). One VM runs selftests/run.sh; its per-file kernel
+# kmemleak, lockdep and UBSAN (scripts/debug-kernel.sh builds it first, about 35
+# minutes on 2 cores; later runs reuse it). One VM runs selftests/run.sh; its per-file kernel
 # log check catches what the checkers report, and at the end kmemleak is asked for
 # leaks whose allocation went through the module. The kernel runs several times
 # slower: T_SLOW_KERNEL=1 turns the one control that needs two CPUs to race (25-order,
@@ -18,11 +18,8 @@ rm -rf "$LOG"; mkdir -p "$LOG"
 rel=$(cat "$D/release")
 
 # the module, against the debug tree
-B=$ROOT/build/debug-module
-mkdir -p "$B"
-find "$B" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) -delete
-(cd "$ROOT" && cp -p ./*.c ./*.h Kbuild Makefile "$B/")
-if ! make -C "$D/src" M="$B" -j"$(nproc)" modules > "$LOG/build.log" 2>&1; then
+if ! ko=$(KDIR=$D/src BUILD_DIR=$ROOT/build/debug-module "$ROOT/scripts/build.sh" \
+		2> "$LOG/build.log" | tail -1) || [ ! -r "$ko" ]; then
 	tail -20 "$LOG/build.log"
 	echo "not ok 1 - build against $rel"
 	echo "0 passed, 1 failed"
@@ -41,7 +38,7 @@ tests=${SELFTESTS:-$(cd "$ROOT/selftests" && ls [0-9][0-9]-*.sh | cut -c1-2 |
 	grep -vxE '80|90|99' | tr '\n' ' ')}
 echo "# check-debug: $rel, selftests $tests"
 KV=$rel VMLINUZ=$D/vmlinuz MEM=${MEM:-4G} TIMEOUT=${DEBUG_VM_TIMEOUT:-7200} \
-	ESP_MODULE=$B/esp_swoffload.ko SELFTESTS="$tests" T_SLOW_KERNEL=1 \
+	ESP_MODULE=$ko SELFTESTS="$tests" T_SLOW_KERNEL=1 \
 	T_KERNEL_ALLOW="$ALLOW" VM_ENV="SELFTESTS T_SLOW_KERNEL T_KERNEL_ALLOW" VMRUN_QUIET=1 \
 	"$ROOT/scripts/vmrun" "$ROOT/selftests/run.sh" "$LOG" > "$LOG/vmrun.out" 2>&1
 rc=$?

@@ -8,7 +8,7 @@
 # build/debug-kernel/vmlinuz, build/debug-kernel/release; the modules go to
 # /lib/modules/<release> (without a build link, so that nothing picks it up as a
 # Debian kernel to build for). Does nothing if the image is newer than the config.
-# Takes about an hour on 2 cores. Env: DEBUG_KSRC_TAR (/usr/src/linux-source-6.1.tar.xz).
+# Takes about 35 minutes on 2 cores. Env: DEBUG_KSRC_TAR (/usr/src/linux-source-6.1.tar.xz).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 D=$ROOT/build/debug-kernel
