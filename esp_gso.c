@@ -210,8 +210,8 @@ static struct sk_buff *eso_finish_segments(struct xfrm_state *x,
 	how = eso_tx_order_begin(x);
 	n = eso_number_segments(x, skb, segs, esp_off, reserved);
 	if (n < 0) {
+		/* out of numbers: counted as xfrm counts it (XfrmOutStateSeqError) */
 		kfree_skb_list(segs);
-		eso_count(xs_net(x), ESO_FALLBACK_GSO_BAD);
 		segs = ERR_PTR(n);
 	} else if (batch_aead) {
 		segs = eso_encrypt_segments(x, batch_aead, segs, esp_off, ipv6);

@@ -396,10 +396,13 @@ int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 	spin_lock(&x->lock);
 	if (n > reserved || !eso_tx_keeps(x, s, in_section, first, last)) {
 		err = eso_reserve_fresh(x, xo, n);
-		if (err)
+		if (err) {
+			/* as xfrm_output_one() counts a number it cannot take */
+			XFRM_INC_STATS(xs_net(x), LINUX_MIB_XFRMOUTSTATESEQERROR);
 			xfrm_audit_state_replay_overflow(x, skb);
-		else
+		} else {
 			eso_count(xs_net(x), ESO_TX_RENUMBERED);
+		}
 	}
 	if (!in_section) {
 		eso_tx_forget(s, x);

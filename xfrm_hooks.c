@@ -300,6 +300,16 @@ static int eso_xmit_single(struct xfrm_state *x, struct sk_buff *skb,
 	int err;
 
 	err = eso_tx_order_numbers(x, xo, skb, 1, 1);
+	if (err == -EOVERFLOW) {
+		/*
+		 * Out of numbers, and counted so (XfrmOutStateSeqError).
+		 * Dropped here: validate_xmit_xfrm() would count an error
+		 * returned to it as XfrmOutStateProtoError as well, and
+		 * takes -EINPROGRESS as "consumed".
+		 */
+		kfree_skb(skb);
+		return -EINPROGRESS;
+	}
 	if (err)
 		return err;
 	ip_esp_hdr(skb)->seq_no = htonl(xo->seq.low);

@@ -7,7 +7,6 @@
 # receiver's GRO exactly as wire traffic would.
 
 
-xstat() { nsx "$1" awk -v n="$2" '$1 == n {print $2}' /proc/net/xfrm_stat; }
 ctr() { if have_module; then counter "$@"; else echo 0; fi; }
 
 # delta_check NAME NS KIND NAME EXPECTED CMD...: run CMD, expect counter +EXPECTED
@@ -17,13 +16,13 @@ delta_check() {
 	if [ "$kind" = m ] && ! have_module; then
 		"$@" >/dev/null 2>&1; t_skip "$name" "module not loaded"; return
 	fi
-	if [ "$kind" = x ]; then before=$(xstat "$ns" "$what"); else before=$(ctr "$ns" "$what"); fi
+	if [ "$kind" = x ]; then before=$(xfrm_stat "$ns" "$what"); else before=$(ctr "$ns" "$what"); fi
 	"$@" >/dev/null 2>&1
 	# the packet may still be on its way (the SA's home CPU, gro_cells): wait for
 	# the count to reach the expected rise, up to 3 s (a slow kernel: check-debug)
 	while :; do
 		sleep 0.3
-		if [ "$kind" = x ]; then after=$(xstat "$ns" "$what"); else after=$(ctr "$ns" "$what"); fi
+		if [ "$kind" = x ]; then after=$(xfrm_stat "$ns" "$what"); else after=$(ctr "$ns" "$what"); fi
 		[ $((after - before)) -lt "$want" ] && [ $i -lt 9 ] || break
 		i=$((i + 1))
 	done
@@ -79,10 +78,10 @@ badinput_family() {
 
 	# 300 random packets with fresh sequence numbers: all must be dropped,
 	# each exactly once, by ICV check or truncation.
-	before=$(( $(xstat b XfrmInStateProtoError) + $(ctr b rx_drop_truncated) ))
+	before=$(( $(xfrm_stat b XfrmInStateProtoError) + $(ctr b rx_drop_truncated) ))
 	nsx a $INJ flood va "$cap" 0 300 5000
 	sleep 1
-	after=$(( $(xstat b XfrmInStateProtoError) + $(ctr b rx_drop_truncated) ))
+	after=$(( $(xfrm_stat b XfrmInStateProtoError) + $(ctr b rx_drop_truncated) ))
 	t_expect "v$fam: 300 random packets all dropped and counted" $((after - before)) -eq 300
 	t_check "v$fam: nothing forged was delivered" test "$(grep -c . "$rx")" -eq 4
 	if [ "$algo" = chacha ] && have_module; then

@@ -29,10 +29,54 @@ esn_wrap_case() {
 		t_expect "esn $algo v$fam $mode: carried by the module" "$(counter a tx_gso_skbs)" -gt 0
 }
 
+# oseq_exhausted_case: an SA without ESN whose numbers run out. The module takes
+# numbers itself for a VM's TSO packets forwarded into the SA (SKB_GSO_DODGY,
+# gso_segs 0: xfrm reserved none, see 10-traffic): 5 packets of 7 segments, 20
+# numbers left. The first two get numbers; the other three must be dropped and
+# counted as xfrm counts a packet it cannot number (XfrmOutStateSeqError), and no
+# number may wrap to 0.
+oseq_exhausted_case() {
+	local name="numbers run out (forwarded guest TSO, no ESN)" t0 s0 p0 d0 f0 oseq
+	if ! { modprobe -q tun && ns_setup tso-off && xfrm_setup gcm128 tunnel 4; }; then
+		t_fail "$name: setup"; return
+	fi
+	_alg gcm128 1
+	ip -n a xfrm state del src "$OUT_A" dst "$OUT_B" proto esp spi $SPI_AB
+	ip -n a xfrm state add src "$OUT_A" dst "$OUT_B" proto esp spi $SPI_AB reqid 1 \
+		mode tunnel replay-window 32 replay-oseq 0xffffffeb "${ALG[@]}" ||
+		{ t_fail "$name: SA 20 numbers before the end"; return; }
+	ip -n a xfrm policy add src 10.5.0.0/24 dst "$IN4_B/32" dir out \
+		tmpl src "$OUT_A" dst "$OUT_B" proto esp reqid 1 mode tunnel
+	nsx a sysctl -qw net.ipv4.ip_forward=1
+	t0=$(counter a tx_segments) f0=$(counter a fallback_gso_bad) d0=$(counter b rx_decrypted)
+	s0=$(xfrm_stat a XfrmOutStateSeqError) p0=$(xfrm_stat a XfrmOutStateProtoError)
+	nsx a $TAPGSO tap0 10.5.0.1/24 10.5.0.2 "$IN4_B" 5
+	sleep 0.5
+	nsx a sysctl -qw net.ipv4.ip_forward=0
+	oseq=$(ip -n a xfrm state list spi $SPI_AB | grep -o ' oseq 0x[0-9a-f]*' | awk '{print $2}')
+	t_expect "$name: 2 packets sent (tx_segments +$(( $(counter a tx_segments) - t0 )))" \
+		$(( $(counter a tx_segments) - t0 )) -eq 14
+	t_expect "$name: the SA's last number is 0xfffffff9 (oseq ${oseq:-?})" \
+		"$((${oseq:-0}))" -eq $((0xfffffff9))
+	t_expect "$name: 3 counted as XfrmOutStateSeqError (+$(( $(xfrm_stat a XfrmOutStateSeqError) - s0 )))" \
+		$(( $(xfrm_stat a XfrmOutStateSeqError) - s0 )) -eq 3
+	t_expect "$name: not as XfrmOutStateProtoError (+$(( $(xfrm_stat a XfrmOutStateProtoError) - p0 )))" \
+		"$(xfrm_stat a XfrmOutStateProtoError)" -eq "$p0"
+	t_expect "$name: not as a GSO packet refused (fallback_gso_bad +$(( $(counter a fallback_gso_bad) - f0 )))" \
+		"$(counter a fallback_gso_bad)" -eq "$f0"
+	t_expect "$name: all 14 decrypted (rx_decrypted +$(( $(counter b rx_decrypted) - d0 )))" \
+		$(( $(counter b rx_decrypted) - d0 )) -eq 14
+	# a number wrapped to 0 would be a replay to the receiver
+	t_expect "$name: none replayed at the receiver (XfrmInStateSeqError $(xfrm_stat b XfrmInStateSeqError))" \
+		"$(xfrm_stat b XfrmInStateSeqError)" -eq 0
+	t_diag "$name: the receiver's xfrm_stat: $(xfrm_errors b | tr '\n' ' ')"
+}
+
 esn_wrap_case gcm128 4 transport
 esn_wrap_case gcm128 6 tunnel
 esn_wrap_case cbc-sha256 4 transport
 # ChaCha20-Poly1305 is encrypted in batches per GSO packet (tx_batched), with the
 # associated data (SPI, high half, low half) built by the module itself
 esn_wrap_case chacha 4 transport
+have_module && oseq_exhausted_case
 xfrm_flush

@@ -342,6 +342,10 @@ xfrm_errors() {
 	while read -r n v; do [ "$v" != 0 ] && echo "$n $v"; done < "/proc/$(ns_pid "$1")/net/xfrm_stat"
 	return 0
 }
+# xfrm_stat NS NAME -> one counter of NS's /proc/net/xfrm_stat
+xfrm_stat() {
+	awk -v n="$2" '$1 == n {print $2}' "/proc/$(ns_pid "$1")/net/xfrm_stat"
+}
 xfrm_errors_total() {
 	local n v s=0
 	while read -r n v; do s=$((s + v)); done < "/proc/$(ns_pid "$1")/net/xfrm_stat"
