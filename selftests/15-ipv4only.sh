@@ -57,8 +57,8 @@ load() {
 	t_check "$1: dmesg says '$2'" bash -c "dmesg | grep -qF '$2'"
 }
 
-# unload LABEL (the SAs just flushed unpin the module only after xfrm's state GC and
-# the netns teardown ran: up to 30 s on a slow kernel)
+# unload LABEL (the SAs just flushed unpin the module only after xfrm's state GC, the
+# netns teardown and the CPUs' deferred skb frees ran: see flush_defer_lists)
 unload() {
 	unload_module 120 && return 0
 	t_fail "$1: rmmod" "$(lsmod | grep esp_)"

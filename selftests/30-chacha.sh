@@ -142,13 +142,8 @@ _chacha_check_auto() {
 }
 
 _chacha_unload() {
-	local i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		grep -q '^esp_swoffload ' /proc/modules || return 0
-		rmmod esp_swoffload 2>/dev/null && return 0
-		sleep 1
-	done
-	return 1
+	grep -q '^esp_swoffload ' /proc/modules || return 0
+	unload_module 40
 }
 
 _chacha_main

@@ -30,11 +30,7 @@ fi
 # 1. start from nothing: the module run.sh insmod'ed, esp4 and esp6 unloaded (the netns of
 #    the earlier tests are gone; their SAs are freed by the xfrm GC, so retry a little)
 ns_cleanup
-for i in $(seq 1 40); do
-	lsmod | grep -q '^esp_swoffload ' || break
-	rmmod esp_swoffload 2>/dev/null && break
-	sleep 0.25
-done
+lsmod | grep -q '^esp_swoffload ' && unload_module
 for i in $(seq 1 20); do
 	rmmod esp6 esp4 2>/dev/null
 	lsmod | grep -qE '^esp[46] ' || break
@@ -112,10 +108,7 @@ sml=$(ls /lib/systemd/systemd-modules-load /usr/lib/systemd/systemd-modules-load
 unloaded=0
 # the netns and SAs of step 5 go away asynchronously (netns cleanup, xfrm GC), and
 # until they have, the SAs hold the module: allow them 60 s under emulation
-for i in $(seq 1 240); do
-	rmmod esp_swoffload 2>/dev/null && { unloaded=1; break; }
-	sleep 0.25
-done
+unload_module 240 && unloaded=1
 if [ -n "$sml" ] && [ $unloaded = 1 ]; then
 	out=$("$sml" 2>&1)
 	t_check "$name: systemd-modules-load loads it from modules-load.d" test -r /proc/net/esp_swoffload

@@ -29,6 +29,7 @@
 #   counters NS                     the whole file
 #   xfrm_errors NS                  the non-zero lines of /proc/net/xfrm_stat
 #   xfrm_errors_total NS            their sum
+#   xfrm_stat NS NAME               one counter of /proc/net/xfrm_stat
 #   link_stat NS DEV rx|tx FIELD    e.g. link_stat a va tx dropped
 #   tcp_retrans NS                  TCP retransmits other than tail-loss probes, so far
 #   busy_jiffies                    the guest's busy time so far (/proc/stat, USER_HZ):
@@ -37,6 +38,7 @@
 #   load_simd_crypto                modprobe the SIMD AES/GHASH/ChaCha/Poly1305 drivers
 #                                   (no udev in the guest loads them; missing ones are fine)
 #   unload_module [TRIES]           rmmod esp_swoffload, retrying every 0.25 s (40 tries)
+#   flush_defer_lists               run NET_RX on every CPU: frees skbs (and SAs) parked there
 #   seqiv_driver AEAD               driver behind "seqiv(AEAD)" (not pcrypt/cryptd)
 #   $CU add|del INSTANCE            crypto_user; pcrypt_del INSTANCE [TRIES] retries del
 # Traffic:
@@ -388,10 +390,28 @@ retrans_why() {
 
 # ---------------------------------------------------------------- module, crypto
 # the xfrm state GC drops deleted SAs' module references a little later
+# flush_defer_lists: run the NET_RX softirq on every CPU. TCP hands an skb it has
+# read back to the CPU that allocated it (skb_attempt_defer_free(), 6.1 and 6.12),
+# which frees it in its next NET_RX softirq only. A GRO-merged skb keeps the sec_path
+# of every packet chained in its frag_list (TCP drops only the head's), and with it a
+# reference on their SA and on this module: on an idle CPU, for good. A datagram
+# over lo from each CPU runs that softirq there.
+flush_defer_lists() {
+	local c
+	ip link set lo up
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c "$c" bash -c 'echo x > /dev/udp/127.0.0.1/9' 2> /dev/null
+	done
+	return 0
+}
+
+# unload_module [TRIES]: rmmod, every 0.25 s; the SAs just deleted let go of the
+# module after xfrm's state GC, the netns teardown and flush_defer_lists
 unload_module() {
 	local i
 	for i in $(seq 1 "${1:-40}"); do
 		rmmod esp_swoffload 2>/dev/null && return 0
+		[ $((i % 4)) = 1 ] && flush_defer_lists
 		sleep 0.25
 	done
 	return 1
