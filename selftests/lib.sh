@@ -389,7 +389,6 @@ retrans_why() {
 }
 
 # ---------------------------------------------------------------- module, crypto
-# the xfrm state GC drops deleted SAs' module references a little later
 # flush_defer_lists: run the NET_RX softirq on every CPU. TCP hands an skb it has
 # read back to the CPU that allocated it (skb_attempt_defer_free(), 6.1 and 6.12),
 # which frees it in its next NET_RX softirq only. A GRO-merged skb keeps the sec_path
