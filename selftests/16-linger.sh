@@ -4,7 +4,7 @@
 # sends 2 MiB over an AES-GCM and a ChaCha20-Poly1305 SA, flushes the SAs and deletes
 # the namespaces, and watches esp4's use count, which every live ESP SA adds to. A
 # round whose count stays up for 8 s left an SA behind; flush_defer_lists must then
-# release it. Opt-in, as it takes about 35 s per round under emulation:
+# release it. Opt-in, as it takes 5-10 s per round under emulation:
 #   SELFTESTS=16 SA_LINGER_ROUNDS=24 VM_ENV="SELFTESTS SA_LINGER_ROUNDS" \
 #   KV=6.1.0-57-amd64 ESP_MODULE=$PWD/esp_swoffload.ko scripts/vmrun selftests/run.sh OUT
 # Without ESP_MODULE, the stock path; add SA_LINGER_STOCK_OFFLOAD=1 (and the variable

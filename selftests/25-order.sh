@@ -41,12 +41,6 @@ if [ "$(nproc)" -lt 2 ]; then
 	t_skip "order: needs 2 CPUs"
 	return 0
 fi
-# sa_oseq NS SPI: the SA's last output sequence number
-sa_oseq() {
-	ip -n "$1" xfrm state get src "$ADDR_A" dst "$ADDR_B" proto esp spi "$2" 2> /dev/null |
-		grep -o ' oseq 0x[0-9a-f]*' | awk '{print $2}'
-}
-
 for algo in ${ORDER_ALGOS:-chacha gcm128 chacha-tbf chacha-off}; do
 	name="order $algo" off= tbf=
 	[ "$algo" = chacha-off ] && name="order chacha, tx_order=0" algo=chacha off=1

@@ -53,7 +53,7 @@ oseq_exhausted_case() {
 	nsx a $TAPGSO tap0 10.5.0.1/24 10.5.0.2 "$IN4_B" 5
 	sleep 0.5
 	nsx a sysctl -qw net.ipv4.ip_forward=0
-	oseq=$(ip -n a xfrm state list spi $SPI_AB | grep -o ' oseq 0x[0-9a-f]*' | awk '{print $2}')
+	oseq=$(sa_oseq a $SPI_AB)
 	t_expect "$name: 2 packets sent (tx_segments +$(( $(counter a tx_segments) - t0 )))" \
 		$(( $(counter a tx_segments) - t0 )) -eq 14
 	t_expect "$name: the SA's last number is 0xfffffff9 (oseq ${oseq:-?})" \

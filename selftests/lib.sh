@@ -30,6 +30,7 @@
 #   xfrm_errors NS                  the non-zero lines of /proc/net/xfrm_stat
 #   xfrm_errors_total NS            their sum
 #   xfrm_stat NS NAME               one counter of /proc/net/xfrm_stat
+#   sa_oseq NS SPI                  the SA's last output sequence number
 #   link_stat NS DEV rx|tx FIELD    e.g. link_stat a va tx dropped
 #   tcp_retrans NS                  TCP retransmits other than tail-loss probes, so far
 #   busy_jiffies                    the guest's busy time so far (/proc/stat, USER_HZ):
@@ -343,6 +344,10 @@ xfrm_errors() {
 	local n v
 	while read -r n v; do [ "$v" != 0 ] && echo "$n $v"; done < "/proc/$(ns_pid "$1")/net/xfrm_stat"
 	return 0
+}
+# sa_oseq NS SPI -> the SA's last output sequence number (0x...)
+sa_oseq() {
+	ip -n "$1" xfrm state list spi "$2" 2> /dev/null | grep -o ' oseq 0x[0-9a-f]*' | awk '{print $2}'
 }
 # xfrm_stat NS NAME -> one counter of NS's /proc/net/xfrm_stat
 xfrm_stat() {
