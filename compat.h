@@ -18,6 +18,17 @@
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 #include <net/gso.h>	/* skb_eth_gso_segment() moved here in 6.4 */
 #endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#include <linux/skbuff_ref.h>	/* skb_frag_unref() moved here in 6.9 */
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#include <net/page_pool/helpers.h>
+/* every pool hands out fragments since 6.6 */
+#define ESO_PP_FLAGS 0
+#else
+#include <net/page_pool.h>
+#define ESO_PP_FLAGS PP_FLAG_PAGE_FRAG
+#endif
 
 /*
  * Since 6.5 the ESP-in-UDP GRO path calls the ESP gro_receive callback

@@ -234,7 +234,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	struct sec_path *sp;
 	struct xfrm_state *x;
 	struct sk_buff *segs;
-	bool nocrypt;
+	bool nocrypt, own_pages;
 
 	if (!xo || !(skb_shinfo(skb)->gso_type & SKB_GSO_ESP))
 		goto bad;
@@ -257,13 +257,15 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 
 	/*
 	 * The inner checksum is computed here, in software. Segments to be
-	 * encrypted are linear copies, encrypted in place: the copy and the
-	 * checksum are one pass (skb_copy_and_csum_bits) and the pages of
-	 * the TCP write queue are never written to. Encrypting out of place
-	 * from TCP's pages instead, as esp_output_tail() can, measured no
-	 * cheaper than the copy (README, "Where the time goes"). esp-null
-	 * segments carried without a crypto call are never written to at
-	 * all: they keep TCP's pages, and the checksum is the one pass.
+	 * encrypted are copies, encrypted in place: the copy and the
+	 * checksum are one pass and the pages of the TCP write queue are
+	 * never written to. The copy goes into recycled pages
+	 * (tx_pages.c), or, without them, into the linear skb that
+	 * skb_segment() makes. Encrypting out of place from TCP's pages
+	 * instead, as esp_output_tail() can, measured no cheaper than the
+	 * copy (README, "Where the time goes"). esp-null segments carried
+	 * without a crypto call are never written to at all: they keep
+	 * TCP's pages, and the checksum is the one pass.
 	 */
 	/*
 	 * Finished segments (batch, esp-null) carry no sec_path. A device
@@ -278,12 +280,20 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 		batch_aead = eso_batch_aead(x);
 		nocrypt = !batch_aead && eso_null_nocrypt(x);
 	}
+	own_pages = !nocrypt && eso_tx_pages_wanted(x);
 	features &= ~(NETIF_F_CSUM_MASK | NETIF_F_SCTP_CRC);
-	if (!nocrypt)
+	if (own_pages)
+		features |= NETIF_F_SG | NETIF_F_HW_CSUM;
+	else if (!nocrypt)
 		features &= ~NETIF_F_SG;
 	segs = eso_segment_inner(x, skb, features, ipv6);
 	if (IS_ERR_OR_NULL(segs))
 		goto bad;
+	if (own_pages && eso_tx_pages_own(x, segs)) {
+		kfree_skb_list(segs);
+		eso_count(dev_net(dev), ESO_TX_ERRORS);
+		return ERR_PTR(-ENOMEM);
+	}
 
 	return eso_finish_segments(x, skb, segs, esp_off, reserved,
 				   batch_aead, nocrypt, ipv6);

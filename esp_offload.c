@@ -179,9 +179,13 @@ static int __init eso_init(void)
 	if (err)
 		goto out_stats;
 
-	err = eso_rx_steer_init();
+	err = eso_tx_pages_init();
 	if (err)
 		goto out_order;
+
+	err = eso_rx_steer_init();
+	if (err)
+		goto out_pages;
 
 	err = eso_rx_cb_init();
 	if (err)
@@ -214,6 +218,8 @@ out_csum:
 	eso_rx_cb_exit();
 out_steer:
 	eso_rx_steer_exit();
+out_pages:
+	eso_tx_pages_exit();
 out_order:
 	eso_tx_order_exit();
 out_stats:
@@ -233,6 +239,7 @@ static void __exit eso_exit(void)
 	esp_chacha_exit();
 	eso_rx_cb_exit();
 	eso_rx_steer_exit();
+	eso_tx_pages_exit();
 	eso_tx_order_exit();
 	eso_stats_exit();
 	if (eso_v6)

@@ -12,6 +12,7 @@
  *                  encryption of a GSO packet for our ChaCha20-Poly1305
  *   rx_steer.c     in-order hand-off of each SA's packets on one CPU
  *   tx_order.c     TX: an SA's packets reach the device in number order
+ *   tx_pages.c     TX: segment payloads copied into recycled pages
  *   stats.c        per-netns counters in /proc/net/esp_swoffload
  */
 #ifndef _ESP_SWOFFLOAD_H
@@ -33,6 +34,8 @@ enum eso_counter {
 	ESO_TX_ASYNC,		/* encryptions completed asynchronously */
 	ESO_TX_ASYNC_NOQUEUE,	/* ... on a device without a qdisc (broken) */
 	ESO_TX_ERRORS,		/* encryptions that failed; skb dropped */
+	ESO_TX_RECYCLED,	/* segments whose payload went into our pages */
+	ESO_TX_LINEAR_COPIES,	/* ...that did not fit one: copied linear */
 	ESO_TX_RENUMBERED,	/* given fresh numbers: overtaken, or DODGY */
 	ESO_TX_BACKLOG_DROPPED,	/* held back by xfrm_backlog, no qdisc */
 	ESO_RX_GRO_PACKETS,	/* ESP packets taken at GRO, handed to xfrm */
@@ -136,6 +139,14 @@ void eso_tx_order_end(const struct xfrm_state *x, enum eso_tx_order how);
 int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 			 struct sk_buff *skb, unsigned int reserved,
 			 unsigned int n);
+
+/* tx_pages.c */
+struct esp_info;
+int eso_tx_pages_init(void);
+void eso_tx_pages_exit(void);
+bool eso_tx_pages_wanted(const struct xfrm_state *x);
+int eso_tx_pages_own(struct xfrm_state *x, struct sk_buff *segs);
+int eso_tx_pages_trailer(struct sk_buff *skb, struct esp_info *esp);
 
 /* xfrm_hooks.c */
 bool eso_esp6_get(void);

@@ -188,11 +188,13 @@ bool eso_null_nocrypt(const struct xfrm_state *x)
 /*
  * Everything before the encryption of one segment (skb->data at the
  * payload, the ESP header in front of it): padding, next header, TFC
- * padding and the room for the ICV, by esp4/esp6's esp_output_head().
+ * padding and the room for the ICV, behind the payload in its recycled
+ * page if @own_pages says it may have one (tx_pages.c), or else by
+ * esp4/esp6's esp_output_head().
  * Returns the segment's sequence number's low half, or a negative error.
  */
 static s64 eso_output_prepare(struct xfrm_state *x, struct sk_buff *skb,
-			      bool ipv6, struct esp_info *esp)
+			      bool ipv6, bool own_pages, struct esp_info *esp)
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
 	struct crypto_aead *aead = x->data;
@@ -207,8 +209,11 @@ static s64 eso_output_prepare(struct xfrm_state *x, struct sk_buff *skb,
 	esp->tailen = esp->tfclen + esp->plen + crypto_aead_authsize(aead);
 	esp->esph = ip_esp_hdr(skb);
 
-	esp->nfrags = ipv6 ? eso_esp6.output_head(x, skb, esp) :
-			     esp_output_head(x, skb, esp);
+	esp->nfrags = own_pages && !x->encap ?
+		      eso_tx_pages_trailer(skb, esp) : 0;
+	if (!esp->nfrags)
+		esp->nfrags = ipv6 ? eso_esp6.output_head(x, skb, esp) :
+				     esp_output_head(x, skb, esp);
 	if (esp->nfrags < 0)
 		return esp->nfrags;
 	return ntohl(esp->esph->seq_no);
@@ -313,7 +318,7 @@ static int eso_xmit_single(struct xfrm_state *x, struct sk_buff *skb,
 	if (err)
 		return err;
 	ip_esp_hdr(skb)->seq_no = htonl(xo->seq.low);
-	low = eso_output_prepare(x, skb, ipv6, esp);
+	low = eso_output_prepare(x, skb, ipv6, false, esp);
 	return low < 0 ? low : eso_output_finish(x, skb, ipv6, esp, low, false);
 }
 
@@ -339,7 +344,9 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 	 * not segment is settled here, in the section (tx_order.c).
 	 */
 	if (xfrm_offload(skb)->flags & XFRM_GSO_SEGMENT) {
-		low = eso_output_prepare(x, skb, ipv6, &esp);
+		/* nonlinear: tx_pages.c's (eso_tx_pages_own()) */
+		low = eso_output_prepare(x, skb, ipv6, skb_is_nonlinear(skb),
+					 &esp);
 		err = low < 0 ? low :
 		      eso_output_finish(x, skb, ipv6, &esp, low, false);
 	} else {
@@ -544,7 +551,8 @@ static int eso_batch_prepare(struct xfrm_state *x, struct eso_batch_seg *bs,
 
 	eso_seg_to_payload(bs, esp_off, ESO_IVLEN);
 	linear = !skb_is_nonlinear(skb);
-	low = eso_output_prepare(x, skb, ipv6, &bs->esp);
+	/* segmentation copied: a nonlinear segment has tx_pages.c's page */
+	low = eso_output_prepare(x, skb, ipv6, !linear, &bs->esp);
 	if (low < 0)
 		return low;
 	bs->low = low;
@@ -552,8 +560,8 @@ static int eso_batch_prepare(struct xfrm_state *x, struct eso_batch_seg *bs,
 	 * Without tailroom for the trailer, esp_output_head() appends it as a
 	 * page fragment of the SA's own and asks for out-of-place encryption,
 	 * because other fragments may be pages the skb does not own. A
-	 * segment that was linear (the rule here: segmentation copies) has
-	 * no other fragment, so in place is safe.
+	 * segment that was linear (segmentation copied) has no other
+	 * fragment, so in place is safe.
 	 */
 	if (bs->esp.inplace || linear)
 		return 0;
@@ -700,7 +708,7 @@ struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
 
 		skb_mark_not_on_list(skb);
 		eso_seg_to_payload(&bs, esp_off, 0);
-		if (eso_output_prepare(x, skb, ipv6, &bs.esp) < 0 ||
+		if (eso_output_prepare(x, skb, ipv6, false, &bs.esp) < 0 ||
 		    eso_seg_finished(skb)) {
 			eso_count(net, ESO_TX_ERRORS);
 			kfree_skb(skb);

@@ -11,7 +11,9 @@
 # and that esp-null's checksums, computed by a, were not verified again by b
 # (rx_null_csum_kept), unless null_csum_once=0; that null_nocrypt=0 sends esp-null
 # through the crypto API again; and that packets taken at GRO on another CPU than their
-# SA's home are handed over there (rx_steered), and none with rx_steer=0.
+# SA's home are handed over there (rx_steered), and none with rx_steer=0; that the
+# segments of every SA but esp-null had their payload copied into recycled pages
+# (tx_recycled), but with tx_recycle=0 or segments too large for a page (MTU 9000).
 MB=${TRAFFIC_MB:-4}
 if ! ns_setup tso-off-both; then
 	t_fail "traffic: netns setup" "ns_setup failed"
@@ -29,7 +31,7 @@ for fam in $FAMILIES; do
 	tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets)
 	dc0=$(counter b rx_decrypted) cs0=$(counter b rx_csum_by_icv) bt0=$(counter a tx_batched)
 	rb0=$(counter b rx_batched) tn0=$(counter a tx_null) rn0=$(counter b rx_null)
-	ck0=$(counter b rx_null_csum_kept)
+	ck0=$(counter b rx_null_csum_kept) rc0=$(counter a tx_recycled) lc0=$(counter a tx_linear_copies)
 	xe0=$(xfrm_errors_total b) rt0=$(tcp_retrans a)
 	sa0=0	# xfrm_setup installed fresh SAs
 	why=
@@ -45,7 +47,7 @@ for fam in $FAMILIES; do
 		tx1=$(counter a tx_segments) rx1=$(counter b rx_gro_packets)
 		dc1=$(counter b rx_decrypted) cs1=$(counter b rx_csum_by_icv) bt1=$(counter a tx_batched)
 		rb1=$(counter b rx_batched) tn1=$(counter a tx_null) rn1=$(counter b rx_null)
-		ck1=$(counter b rx_null_csum_kept)
+		ck1=$(counter b rx_null_csum_kept) rc1=$(counter a tx_recycled) lc1=$(counter a tx_linear_copies)
 		t_diag "$name: tx_segments(a) ${tx0:-?} -> ${tx1:-?}, rx_gro_packets(b) ${rx0:-?} -> ${rx1:-?}"
 		t_diag "$name: rx_decrypted(b) ${dc0:-?} -> ${dc1:-?}, rx_csum_by_icv(b) ${cs0:-?} -> ${cs1:-?}"
 		why=
@@ -69,6 +71,14 @@ for fam in $FAMILIES; do
 		else
 			t_expect "$name: no batch for this AEAD (tx_batched +$((${bt1:-0} - ${bt0:-0})))" "$bt1" -eq "${bt0:-missing}"
 			t_expect "$name: no RX batch for this AEAD (rx_batched +$((${rb1:-0} - ${rb0:-0})))" "$rb1" -eq "${rb0:-missing}"
+		fi
+		# segments (not single packets) to encrypt get their payload copied into recycled pages
+		if [ "$algo" = null ]; then
+			t_expect "$name: esp-null keeps TCP's pages (tx_recycled +$((${rc1:-0} - ${rc0:-0})))" "$rc1" -eq "${rc0:-missing}"
+		else
+			t_expect "$name: payloads copied into recycled pages (tx_recycled +$((${rc1:-0} - ${rc0:-0})) of tx_segments +$((${tx1:-0} - ${tx0:-0})))" \
+				"$(( ${rc1:-0} > ${rc0:-0} && ${rc1:-0} - ${rc0:-0} <= ${tx1:-0} - ${tx0:-0} ))" -eq 1
+			t_expect "$name: none copied linear (tx_linear_copies +$((${lc1:-0} - ${lc0:-0})))" "$lc1" -eq "${lc0:-missing}"
 		fi
 		if [ "$algo" = null ]; then
 			t_expect "$name: no ICV, rx_csum_by_icv stays" "$cs1" -eq "${cs0:-missing}"
@@ -108,6 +118,25 @@ if have_module && xfrm_setup null transport 4 2> /dev/null; then
 	if [ -z "$why" ]; then t_ok "null_csum_once=0: data"; else t_fail "null_csum_once=0: data" "$why"; fi
 	t_expect "null_csum_once=0: rx_null grows (+$((${rn1:-0} - ${rn0:-0})))" "${rn1:-0}" -gt "${rn0:-0}"
 	t_expect "null_csum_once=0: rx_null_csum_kept stays" "${ck1:-missing}" -eq "${ck0:-missing}"
+fi
+
+# tx_recycle=0: the segmentation copies into a linear skb again (tx_recycled stays)
+recycle_off_case() {
+	local algo=$1 P=/sys/module/esp_swoffload/parameters/tx_recycle why=
+	local rc0 rc1 tx0 tx1
+	xfrm_setup "$algo" transport 4 2> /dev/null || { t_fail "tx_recycle=0 $algo: setup" "xfrm_setup failed"; return; }
+	echo 0 > $P
+	rc0=$(counter a tx_recycled) tx0=$(counter a tx_segments) xe0=$(xfrm_errors_total b)
+	xfer a b "$IP4_B" 2 || why=$XFER_WHY
+	rc1=$(counter a tx_recycled) tx1=$(counter a tx_segments)
+	echo 1 > $P
+	if [ -z "$why" ]; then t_ok "tx_recycle=0 $algo: data"; else t_fail "tx_recycle=0 $algo: data" "$why"; fi
+	t_expect "tx_recycle=0 $algo: fast path (tx_segments +$((${tx1:-0} - ${tx0:-0})))" "${tx1:-0}" -gt "${tx0:-0}"
+	t_expect "tx_recycle=0 $algo: tx_recycled stays (+$((${rc1:-0} - ${rc0:-0})))" "${rc1:-missing}" -eq "${rc0:-missing}"
+	t_expect "tx_recycle=0 $algo: no xfrm errors at the receiver" "$(xfrm_errors_total b)" -eq "$xe0"
+}
+if have_module; then
+	for algo in gcm128 chacha; do recycle_off_case $algo; done
 fi
 
 # null_nocrypt=0: esp-null walks the crypto API again, as on the stock path
@@ -244,8 +273,11 @@ if have_module && modprobe -q tun && xfrm_setup gcm128 tunnel 4 2> /dev/null; th
 	ip -n a xfrm policy add src 10.5.0.0/24 dst "$IN4_B/32" dir out \
 		tmpl src "$IP4_A" dst "$IP4_B" proto esp reqid 1 mode tunnel
 	t0=$(counter a tx_segments) f0=$(counter a fallback_gso_bad) d0=$(counter b rx_decrypted)
+	r0=$(counter a tx_recycled)
 	nsx a $TAPGSO tap0 10.5.0.1/24 10.5.0.2 "$IN4_B" 5
 	sleep 0.5
+	t_expect "guest TSO forwarded: payloads copied into recycled pages (tx_recycled +$(( $(counter a tx_recycled) - r0 )))" \
+		$(( $(counter a tx_recycled) - r0 )) -eq 35
 	t_expect "guest TSO (SKB_GSO_DODGY) forwarded: 35 segments sent (tx_segments +$(( $(counter a tx_segments) - t0 )))" \
 		$(( $(counter a tx_segments) - t0 )) -eq 35
 	t_expect "guest TSO forwarded: none refused (fallback_gso_bad +$(( $(counter a fallback_gso_bad) - f0 )))" \
@@ -255,3 +287,23 @@ if have_module && modprobe -q tun && xfrm_setup gcm128 tunnel 4 2> /dev/null; th
 	nsx a sysctl -qw net.ipv4.ip_forward=0
 fi
 xfrm_flush
+
+# MTU 9000: a segment's payload and trailer do not fit in a page, so the
+# segmentation's copy goes into a linear skb as without tx_recycle
+if have_module && ns_setup tso-off-both mtu=9000 && xfrm_setup gcm128 transport 4 2> /dev/null; then
+	r0=$(counter a tx_recycled) t0=$(counter a tx_segments) xe0=$(xfrm_errors_total b)
+	l0=$(counter a tx_linear_copies) g0=$(counter a tx_gso_skbs)
+	why=
+	xfer a b "$IP4_B" 2 || why=$XFER_WHY
+	if [ -z "$why" ]; then t_ok "MTU 9000 gcm128: data"; else t_fail "MTU 9000 gcm128: data" "$why"; fi
+	t_expect "MTU 9000 gcm128: fast path (tx_segments +$(( $(counter a tx_segments) - t0 )))" "$(counter a tx_segments)" -gt "$t0"
+	# the short last segment of a GSO packet still fits
+	if [ "$(counter a tx_gso_skbs)" -gt "$g0" ]; then
+		t_expect "MTU 9000 gcm128: too large for recycled pages (tx_linear_copies +$(( $(counter a tx_linear_copies) - l0 )), tx_recycled +$(( $(counter a tx_recycled) - r0 )))" \
+			"$(( $(counter a tx_linear_copies) - l0 > $(counter a tx_recycled) - r0 ))" -eq 1
+	else
+		t_skip "MTU 9000 gcm128: too large for recycled pages" "no GSO packet reached the module (xfrm segmented them first)"
+	fi
+	t_expect "MTU 9000 gcm128: no xfrm errors at the receiver" "$(xfrm_errors_total b)" -eq "$xe0"
+	xfrm_flush
+fi

@@ -80,6 +80,7 @@ rehome_case() {
 	t_expect "$name: zero retransmits but probes and veth's drops ($((rt1 - rt0)) of $IPERF_RETR, va dropped +$dq)" \
 		"$((rt1 - rt0))" -le "$dq"
 	t_expect "$name: zero xfrm errors" "$errs" -eq 0
+	[ "$errs" = 0 ] || for ns in a b; do xfrm_errors $ns | sed "s/^/xfrm_stat $ns: /" | while read -r l; do t_diag "$l"; done; done
 	[ "$IPERF_RETR" = 0 ] || retrans_why a b | while read -r l; do t_diag "$l"; done
 }
 # When a home moves on its own: 1500 UDP datagrams from a sender pinned to one CPU
