@@ -59,23 +59,18 @@ bool eso_tx_pages_wanted(const struct xfrm_state *x)
 
 /*
  * The inner checksum that segmentation left to us (CHECKSUM_PARTIAL), as
- * skb_checksum_help() computes it: the part of the covered bytes in the
- * head, then @payload_csum, the sum of the @payload bytes behind it.
+ * skb_checksum_help() computes it: the covered bytes in the head, then
+ * @payload_csum, the sum of the paged bytes behind them.
  */
-static bool eso_tx_csum_finish(struct sk_buff *skb, __wsum payload_csum)
+static void eso_tx_csum_finish(struct sk_buff *skb, __wsum payload_csum)
 {
 	u8 *start = skb->head + skb->csum_start;
-	u8 *tail = skb_tail_pointer(skb);
-	__sum16 *check = (__sum16 *)(start + skb->csum_offset);
+	unsigned int hlen = skb_tail_pointer(skb) - start;
 	__wsum csum;
 
-	if (start > tail || (u8 *)(check + 1) > tail)
-		return false;
-	csum = csum_partial(start, tail - start, 0);
-	csum = csum_block_add(csum, payload_csum, tail - start);
-	*check = csum_fold(csum) ?: CSUM_MANGLED_0;
+	csum = csum_block_add(csum_partial(start, hlen, 0), payload_csum, hlen);
+	*(__sum16 *)(start + skb->csum_offset) = csum_fold(csum) ?: CSUM_MANGLED_0;
 	skb->ip_summed = CHECKSUM_NONE;
-	return true;
 }
 
 /* Can @skb's paged data be replaced by a copy in one fragment of ours? */
@@ -84,17 +79,24 @@ static bool eso_tx_pages_fit(struct sk_buff *skb)
 	if (!skb->data_len || skb_cloned(skb) || skb_has_frag_list(skb) ||
 	    skb_zcopy(skb))
 		return false;
+	/* the checksum's start and field in the head, the rest in pages */
 	if (skb->ip_summed == CHECKSUM_PARTIAL &&
-	    skb->head + skb->csum_start > skb_tail_pointer(skb))
+	    skb->head + skb->csum_start + skb->csum_offset + sizeof(__sum16) >
+	    skb_tail_pointer(skb))
 		return false;
 	return skb->data_len + ESO_TX_TAILROOM <= PAGE_SIZE;
 }
 
-/* Copy @skb's paged data into a fragment of this CPU's pool (BH off). */
+/*
+ * Copy @skb's paged data into a fragment of this CPU's pool (BH off). The
+ * fragment's room for the trailer is charged now, as esp_output_head()
+ * charges a trailer it appends: to the skb and to its socket.
+ */
 static bool eso_tx_pages_copy(struct sk_buff *skb)
 {
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
 	unsigned int len = skb->data_len, off;
+	struct sock *sk = skb->sk;
 	struct page *page;
 	__wsum csum;
 	int i;
@@ -109,9 +111,8 @@ static bool eso_tx_pages_copy(struct sk_buff *skb)
 
 	csum = skb_copy_and_csum_bits(skb, skb_headlen(skb),
 				      page_address(page) + off, len);
-	if (skb->ip_summed == CHECKSUM_PARTIAL &&
-	    WARN_ON_ONCE(!eso_tx_csum_finish(skb, csum)))
-		skb->ip_summed = CHECKSUM_NONE;	/* ruled out by _fit() */
+	if (skb->ip_summed == CHECKSUM_PARTIAL)
+		eso_tx_csum_finish(skb, csum);
 
 	for (i = 0; i < shinfo->nr_frags; i++)
 		skb_frag_unref(skb, i);
@@ -119,6 +120,9 @@ static bool eso_tx_pages_copy(struct sk_buff *skb)
 	shinfo->nr_frags = 1;
 	shinfo->flags &= ~SKBFL_SHARED_FRAG;
 	skb_mark_for_recycle(skb);
+	skb->truesize += ESO_TX_TAILROOM;
+	if (sk && sk_fullsock(sk))
+		refcount_add(ESO_TX_TAILROOM, &sk->sk_wmem_alloc);
 	return true;
 }
 
@@ -164,7 +168,6 @@ int eso_tx_pages_own(struct xfrm_state *x, struct sk_buff *segs)
 int eso_tx_pages_trailer(struct sk_buff *skb, struct esp_info *esp)
 {
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
-	struct sock *sk = skb->sk;
 	skb_frag_t *frag;
 
 	if (shinfo->nr_frags != 1 || !skb->pp_recycle || skb_cloned(skb) ||
@@ -175,10 +178,9 @@ int eso_tx_pages_trailer(struct sk_buff *skb, struct esp_info *esp)
 	esp_output_fill_trailer(skb_frag_address(frag) + skb_frag_size(frag),
 				esp->tfclen, esp->plen, esp->proto);
 	skb_frag_size_add(frag, esp->tailen);
-	skb_len_add(skb, esp->tailen);
-	/* as esp_output_head() does: the socket is charged skb->truesize */
-	if (sk && sk_fullsock(sk))
-		refcount_add(esp->tailen, &sk->sk_wmem_alloc);
+	/* not skb_len_add(): the room is in skb->truesize already */
+	skb->len += esp->tailen;
+	skb->data_len += esp->tailen;
 	return 2;	/* the head from the ESP header on, the fragment */
 }
 

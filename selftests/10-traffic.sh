@@ -294,7 +294,8 @@ if have_module && ns_setup tso-off-both mtu=9000 && xfrm_setup gcm128 transport 
 	r0=$(counter a tx_recycled) t0=$(counter a tx_segments) xe0=$(xfrm_errors_total b)
 	l0=$(counter a tx_linear_copies) g0=$(counter a tx_gso_skbs)
 	why=
-	xfer a b "$IP4_B" 2 || why=$XFER_WHY
+	# long enough for TCP to build GSO packets of 8948-byte segments
+	xfer a b "$IP4_B" 16 || why=$XFER_WHY
 	if [ -z "$why" ]; then t_ok "MTU 9000 gcm128: data"; else t_fail "MTU 9000 gcm128: data" "$why"; fi
 	t_expect "MTU 9000 gcm128: fast path (tx_segments +$(( $(counter a tx_segments) - t0 )))" "$(counter a tx_segments)" -gt "$t0"
 	# the short last segment of a GSO packet still fits
