@@ -22,12 +22,15 @@
 #include <linux/skbuff_ref.h>	/* skb_frag_unref() moved here in 6.9 */
 #endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
-#include <net/page_pool/helpers.h>
-/* every pool hands out fragments since 6.6 */
-#define ESO_PP_FLAGS 0
+#include <net/page_pool/helpers.h>	/* split out of page_pool.h in 6.6 */
 #else
 #include <net/page_pool.h>
+#endif
+/* a pool that hands out fragments said so, until every pool did */
+#ifdef PP_FLAG_PAGE_FRAG
 #define ESO_PP_FLAGS PP_FLAG_PAGE_FRAG
+#else
+#define ESO_PP_FLAGS 0
 #endif
 
 /*

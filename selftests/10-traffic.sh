@@ -105,32 +105,33 @@ done
 done
 done
 
+# param_off_xfer PARAM MB: MB MiB a -> b over IPv4 with the module's boolean PARAM
+# off, then on again; reports "PARAM=0 ...: data"
+param_off_xfer() {
+	local p=/sys/module/esp_swoffload/parameters/$1 name="$1=0${3:+ $3}" why=
+	echo 0 > "$p"
+	xfer a b "$IP4_B" "$2" || why=$XFER_WHY
+	echo 1 > "$p"
+	if [ -z "$why" ]; then t_ok "$name: data"; else t_fail "$name: data" "$why"; fi
+}
+
 # null_csum_once=0: a's esp-null segments leave unmarked, so b verifies every
 # checksum (rx_null_csum_kept stays) and the data still arrives intact
 if have_module && xfrm_setup null transport 4 2> /dev/null; then
-	P=/sys/module/esp_swoffload/parameters/null_csum_once
-	echo 0 > $P
 	rn0=$(counter b rx_null) ck0=$(counter b rx_null_csum_kept)
-	why=
-	xfer a b "$IP4_B" 1 || why=$XFER_WHY
+	param_off_xfer null_csum_once 1
 	rn1=$(counter b rx_null) ck1=$(counter b rx_null_csum_kept)
-	echo 1 > $P
-	if [ -z "$why" ]; then t_ok "null_csum_once=0: data"; else t_fail "null_csum_once=0: data" "$why"; fi
 	t_expect "null_csum_once=0: rx_null grows (+$((${rn1:-0} - ${rn0:-0})))" "${rn1:-0}" -gt "${rn0:-0}"
 	t_expect "null_csum_once=0: rx_null_csum_kept stays" "${ck1:-missing}" -eq "${ck0:-missing}"
 fi
 
 # tx_recycle=0: the segmentation copies into a linear skb again (tx_recycled stays)
 recycle_off_case() {
-	local algo=$1 P=/sys/module/esp_swoffload/parameters/tx_recycle why=
-	local rc0 rc1 tx0 tx1
+	local algo=$1 rc0 rc1 tx0 tx1 xe0
 	xfrm_setup "$algo" transport 4 2> /dev/null || { t_fail "tx_recycle=0 $algo: setup" "xfrm_setup failed"; return; }
-	echo 0 > $P
 	rc0=$(counter a tx_recycled) tx0=$(counter a tx_segments) xe0=$(xfrm_errors_total b)
-	xfer a b "$IP4_B" 2 || why=$XFER_WHY
+	param_off_xfer tx_recycle 2 "$algo"
 	rc1=$(counter a tx_recycled) tx1=$(counter a tx_segments)
-	echo 1 > $P
-	if [ -z "$why" ]; then t_ok "tx_recycle=0 $algo: data"; else t_fail "tx_recycle=0 $algo: data" "$why"; fi
 	t_expect "tx_recycle=0 $algo: fast path (tx_segments +$((${tx1:-0} - ${tx0:-0})))" "${tx1:-0}" -gt "${tx0:-0}"
 	t_expect "tx_recycle=0 $algo: tx_recycled stays (+$((${rc1:-0} - ${rc0:-0})))" "${rc1:-missing}" -eq "${rc0:-missing}"
 	t_expect "tx_recycle=0 $algo: no xfrm errors at the receiver" "$(xfrm_errors_total b)" -eq "$xe0"
@@ -142,16 +143,11 @@ fi
 # null_nocrypt=0: esp-null walks the crypto API again, as on the stock path
 # (authenc(digest_null,ecb(cipher_null))): still the fast path, no tx_null/rx_null
 if have_module && xfrm_setup null transport 4 2> /dev/null; then
-	P=/sys/module/esp_swoffload/parameters/null_nocrypt
-	echo 0 > $P
 	tn0=$(counter a tx_null) rn0=$(counter b rx_null)
 	tx0=$(counter a tx_segments) dc0=$(counter b rx_decrypted)
-	why=
-	xfer a b "$IP4_B" 1 || why=$XFER_WHY
+	param_off_xfer null_nocrypt 1
 	tn1=$(counter a tx_null) rn1=$(counter b rx_null)
 	tx1=$(counter a tx_segments) dc1=$(counter b rx_decrypted)
-	echo 1 > $P
-	if [ -z "$why" ]; then t_ok "null_nocrypt=0: data"; else t_fail "null_nocrypt=0: data" "$why"; fi
 	t_expect "null_nocrypt=0: tx_segments grows (+$((${tx1:-0} - ${tx0:-0})))" "${tx1:-0}" -gt "${tx0:-0}"
 	t_expect "null_nocrypt=0: rx_decrypted grows (+$((${dc1:-0} - ${dc0:-0})))" "${dc1:-0}" -gt "${dc0:-0}"
 	t_expect "null_nocrypt=0: tx_null and rx_null stay (+$((${tn1:-0} - ${tn0:-0})), +$((${rn1:-0} - ${rn0:-0})))" \
