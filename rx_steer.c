@@ -401,9 +401,16 @@ static void eso_rx_watchdog_fn(struct timer_list *t)
  * pinned there), never from its own softirq. One move at a time; a slot
  * stays put for ESO_REHOME_HOLD after moving. Should the old home stay
  * busy for ESO_REHOME_MAX, the check stops waiting for bottom halves to
- * be on (eso_rehome_drained()), and after twice that the move completes
- * anyway; both count rx_rehome_forced: the new home cannot hold every
- * other slot's packets behind this one for long.
+ * be on (eso_rehome_drained()), and after twice that it asks only for the
+ * first condition; both count rx_rehome_forced: the new home cannot hold
+ * every other slot's packets behind this one for long. The first is never
+ * waived, however long the old home is kept from its softirqs (a real-time
+ * task, a vCPU the host deschedules): a packet the new home hands to xfrm
+ * before an older one queued on the old home moves the SA's replay window
+ * past it, and xfrm drops it (XfrmInStateSeqError). What the others let
+ * through when waived is an inner packet reaching TCP ahead of one still
+ * in the old home's gro_cells, which TCP puts back in order, or one whose
+ * asynchronous decryption outlasted the wait.
  */
 #define ESO_HOME_SLOTS		256
 #define ESO_REHOME_WINDOW	1024		/* packets per decision */
@@ -447,8 +454,8 @@ static void eso_homes_reset(void)
 	 * while its slot is still blocked would block that CPU's queue for
 	 * good (its poll stops at the slot's packet, and the end of the
 	 * move wakes only the new home). Under the lock no move starts
-	 * (eso_rehome_start() only tries it); one under way ends within
-	 * twice ESO_REHOME_MAX.
+	 * (eso_rehome_start() only tries it); one under way ends soon
+	 * after its old home has dequeued what it held (eso_homes).
 	 */
 	for (;;) {
 		spin_lock_bh(&eso_move.lock);
@@ -524,10 +531,6 @@ static unsigned int eso_home_online(unsigned int cpu)
  */
 static bool eso_rehome_drained(bool late)
 {
-	struct eso_rxq *rq = this_cpu_ptr(&eso_rxqs);
-
-	if ((long)(READ_ONCE(rq->dequeued) - eso_move.target) < 0)
-		return false;
 	if (atomic_read(&eso_rx_inflight) > 0)
 		return false;
 	/*
@@ -555,21 +558,32 @@ static void eso_rehome_finish(bool forced)
 	put_net(net);
 }
 
+/* Has the old home taken out every packet queued before the switch? */
+static bool eso_rehome_dequeued(void)
+{
+	struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, eso_move.from);
+
+	return (long)(READ_ONCE(rq->dequeued) - eso_move.target) >= 0;
+}
+
 /*
- * Hard interrupt context, on the old home unless it went offline. After
- * ESO_REHOME_MAX the drain check relaxes; after twice that, or off the
- * old home, the move completes regardless (both count as forced).
+ * Hard interrupt context, on the old home unless it went offline (then
+ * eso_rx_cpu_dead() delivers its queue, and the move completes). After
+ * ESO_REHOME_MAX the drain check relaxes, after twice that only the
+ * dequeue counts (both count as forced): see eso_homes.
  */
 static bool eso_rehome_try_finish(void)
 {
 	bool late = time_after(jiffies, eso_move.deadline);
 
-	if (smp_processor_id() != eso_move.from ||
-	    time_after(jiffies, eso_move.deadline + ESO_REHOME_MAX)) {
+	if (smp_processor_id() != eso_move.from) {
 		eso_rehome_finish(true);
 		return true;
 	}
-	if (!eso_rehome_drained(late))
+	if (!eso_rehome_dequeued())
+		return false;
+	if (!time_after(jiffies, eso_move.deadline + ESO_REHOME_MAX) &&
+	    !eso_rehome_drained(late))
 		return false;
 	eso_rehome_finish(late);
 	return true;
@@ -836,7 +850,10 @@ void eso_rx_steer_exit(void)
 	if (eso_cpuhp_state > 0)
 		cpuhp_remove_state_nocalls(eso_cpuhp_state);
 	eso_cpuhp_state = 0;
-	/* a move ends by ESO_REHOME_MAX; it holds a netns reference */
+	/*
+	 * A move holds a netns reference. It ends soon after its old home
+	 * has dequeued what it held, and the NAPIs still run here.
+	 */
 	while (smp_load_acquire(&eso_move.home))	/* pairs with eso_rehome_finish() */
 		msleep(20);
 	hrtimer_cancel(&eso_move.timer);
