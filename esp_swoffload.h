@@ -54,6 +54,7 @@ enum eso_counter {
 	ESO_RX_STEERED,		/* handed to another CPU to keep order */
 	ESO_RX_REHOMED,		/* SA homes moved off their receiving CPU */
 	ESO_RX_REHOME_FORCED,	/* ...completed before the old home drained */
+	ESO_RX_CPU_OFFLINE,	/* queued on a CPU that went offline */
 	ESO_FALLBACK_GSO_BAD,	/* GSO skb we cannot segment as ESP */
 	/* nanoseconds spent in each stage, counted only with stage_timing=Y */
 	ESO_NS_TX_SEGMENT,	/* eso_gso_segment(): segment, number, batch */

@@ -43,6 +43,7 @@
 #include <linux/jhash.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <net/xfrm.h>
 
 #include "compat.h"
@@ -58,6 +59,10 @@ struct eso_rxq {
 	unsigned long throttled;	/* bit 0: waits for async completions */
 	unsigned long enqueued;		/* packets ever queued, under q.lock */
 	unsigned long dequeued;		/* ...ever taken out, by the home CPU */
+	struct work_struct leave;	/* the CPU went offline: eso_rxq_leave() */
+	unsigned int cpu;
+	unsigned int offlined;		/* times the CPU went offline */
+	unsigned int left;		/* ...of which eso_rxq_leave() has seen */
 };
 
 static DEFINE_PER_CPU_ALIGNED(struct eso_rxq, eso_rxqs);
@@ -291,7 +296,7 @@ static void eso_rxq_kick(void *data)
 
 /*
  * Get @rq's NAPI polling on its own CPU @cpu. A CPU going offline refuses
- * the IPI; eso_rx_cpu_dead() then delivers what its queue holds.
+ * the IPI; eso_rxq_leave() then hands its queue over.
  */
 static void eso_rxq_wake(struct eso_rxq *rq, unsigned int cpu)
 {
@@ -434,6 +439,7 @@ static struct {
 	struct eso_home *home;		/* the slot moving; NULL: none */
 	unsigned int from, to;
 	unsigned long target;		/* from's queue: packets to dequeue */
+	unsigned int offlined;		/* from's, when the move started */
 	unsigned long deadline;		/* jiffies */
 	struct net *net;		/* where to count a forced move */
 	struct hrtimer timer;		/* pinned on from */
@@ -445,6 +451,19 @@ static struct {
 
 static bool rx_rehome = true;
 
+/*
+ * The CPU that serves a home hashed to @cpu: itself if online, else the
+ * next online one (a possible CPU that is not online: the hotplug slots
+ * many VMs have). Called with CPU hotplug held off.
+ */
+static unsigned int eso_home_online(unsigned int cpu)
+{
+	if (cpu_online(cpu))
+		return cpu;
+	return cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
+}
+
+/* Called with CPU hotplug held off (cpus_read_lock()). */
 static void eso_homes_reset(void)
 {
 	unsigned int i;
@@ -467,7 +486,7 @@ static void eso_homes_reset(void)
 	for (i = 0; i < ESO_HOME_SLOTS; i++) {
 		struct eso_home *h = &eso_homes[i];
 
-		WRITE_ONCE(h->cpu, h->hashed);
+		WRITE_ONCE(h->cpu, eso_home_online(h->hashed));
 		h->seen = 0;
 		h->local = 0;
 		h->moved = jiffies - ESO_REHOME_HOLD - 1;	/* free to move */
@@ -485,8 +504,11 @@ static int eso_rehome_param_set(const char *val, const struct kernel_param *kp)
 {
 	int err = param_set_bool(val, kp);
 
-	if (!err && !READ_ONCE(rx_rehome))
+	if (!err && !READ_ONCE(rx_rehome)) {
+		cpus_read_lock();
 		eso_homes_reset();
+		cpus_read_unlock();
+	}
 	return err;
 }
 
@@ -507,20 +529,6 @@ MODULE_PARM_DESC(rx_rehome_every,
 static struct eso_home *eso_home_slot(__be32 spi)
 {
 	return &eso_homes[jhash_1word((__force u32)spi, 0) % ESO_HOME_SLOTS];
-}
-
-/*
- * The CPU that serves home @cpu. A possible CPU that is not online
- * (hotplug slots many VMs have) passes its SAs on to the next online one:
- * the same CPU for every packet for as long as the set of online CPUs
- * stays as it is.
- */
-static unsigned int eso_home_online(unsigned int cpu)
-{
-	if (likely(cpu_online(cpu)))
-		return cpu;
-	cpu = cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
-	return cpu < nr_cpu_ids ? cpu : smp_processor_id();
 }
 
 /*
@@ -567,21 +575,40 @@ static bool eso_rehome_dequeued(void)
 }
 
 /*
- * Hard interrupt context, on the old home unless it went offline (then
- * eso_rx_cpu_dead() delivers its queue, and the move completes). After
- * ESO_REHOME_MAX the drain check relaxes, after twice that only the
- * dequeue counts (both count as forced): see eso_homes.
+ * The old home went offline during the move: has the net core moved its
+ * NAPIs (its gro_cells) elsewhere, and a softirq run them? eso_rxq_leave()
+ * has, since it went offline. The timer moves off an outgoing CPU before
+ * eso_rx_cpu_dead() counts it offline, hence the first test.
+ */
+static bool eso_rehome_from_left(void)
+{
+	struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, eso_move.from);
+	unsigned int offlined = READ_ONCE(rq->offlined);
+
+	return offlined != eso_move.offlined &&
+	       READ_ONCE(rq->left) == offlined;
+}
+
+/*
+ * Hard interrupt context, on the old home unless it went offline: then
+ * the timer, moved to another CPU with the rest of the old home's, ends
+ * the move (counted as forced) once the old home's queue and gro_cells
+ * have been delivered elsewhere. After ESO_REHOME_MAX the drain check
+ * relaxes, after twice that only the dequeue counts (both count as
+ * forced): see eso_homes.
  */
 static bool eso_rehome_try_finish(void)
 {
 	bool late = time_after(jiffies, eso_move.deadline);
 
+	if (!eso_rehome_dequeued())
+		return false;
 	if (smp_processor_id() != eso_move.from) {
+		if (!eso_rehome_from_left())
+			return false;
 		eso_rehome_finish(true);
 		return true;
 	}
-	if (!eso_rehome_dequeued())
-		return false;
 	if (!time_after(jiffies, eso_move.deadline + ESO_REHOME_MAX) &&
 	    !eso_rehome_drained(late))
 		return false;
@@ -614,12 +641,18 @@ static void eso_rehome_start(struct eso_home *h, unsigned int from,
 {
 	struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, from);
 
-	if (to >= nr_cpu_ids || to == from || !cpu_online(from))
+	if (to >= nr_cpu_ids || to == from)
 		return;
 	if (!spin_trylock(&eso_move.lock))
 		return;
 	/* the timer's last run may still be returning, on the last from */
 	if (eso_move.home || hrtimer_active(&eso_move.timer))
+		goto unlock;
+	/*
+	 * Under the lock: eso_rxq_leave() takes it once its CPU is off
+	 * cpu_online_mask, and must find no move to that CPU starting after.
+	 */
+	if (!cpu_online(from) || !cpu_online(to))
 		goto unlock;
 	net = maybe_get_net(net);
 	if (!net)
@@ -637,6 +670,7 @@ static void eso_rehome_start(struct eso_home *h, unsigned int from,
 	eso_move.deadline = jiffies + ESO_REHOME_MAX;
 	eso_move.net = net;
 	eso_move.target = rq->enqueued;
+	eso_move.offlined = READ_ONCE(rq->offlined);
 	/* read locklessly by eso_rx_blocked(), fields first */
 	smp_store_release(&eso_move.home, h);
 	WRITE_ONCE(h->blocked, true);
@@ -650,10 +684,15 @@ static void eso_rehome_start(struct eso_home *h, unsigned int from,
 	spin_unlock(&rq->q.lock);
 	eso_count(net, ESO_RX_REHOMED);
 
-	if (from == smp_processor_id())
+	if (from == smp_processor_id()) {
 		eso_rehome_arm(NULL);
-	else if (smp_call_function_single_async(from, &eso_move.csd))
-		eso_rehome_finish(true);	/* from went offline */
+	} else if (smp_call_function_single_async(from, &eso_move.csd)) {
+		/* from is going offline: wait from here; or the IPI is busy */
+		if (cpu_online(from))
+			eso_rehome_finish(true);
+		else
+			eso_rehome_arm(NULL);
+	}
 unlock:
 	spin_unlock(&eso_move.lock);
 }
@@ -727,8 +766,8 @@ void eso_rx_steer(struct sk_buff *skb, __be32 spi)
 {
 	struct eso_home *h = eso_home_slot(spi);
 	struct net *net = dev_net(skb->dev);
-	unsigned int home, cpu;
 	struct eso_rxq *rq;
+	unsigned int home;
 	bool was_empty;
 
 	dev_hold(skb->dev);
@@ -738,10 +777,13 @@ void eso_rx_steer(struct sk_buff *skb, __be32 spi)
 	}
 
 again:
-	/* a new home is published after its slot is marked blocked */
+	/*
+	 * A new home is published after its slot is marked blocked. The home
+	 * is online, or offline with eso_rxq_leave() still to hand its queue
+	 * and its slots over.
+	 */
 	home = smp_load_acquire(&h->cpu);
-	cpu = eso_home_online(home);
-	rq = per_cpu_ptr(&eso_rxqs, cpu);
+	rq = per_cpu_ptr(&eso_rxqs, home);
 
 	spin_lock(&rq->q.lock);
 	if (unlikely(READ_ONCE(h->cpu) != home)) {
@@ -761,13 +803,35 @@ again:
 	rq->enqueued++;
 	spin_unlock(&rq->q.lock);
 
-	if (cpu != smp_processor_id())
+	if (home != smp_processor_id())
 		eso_count(net, ESO_RX_STEERED);
-	if (cpu == home)
-		eso_home_note(h, home, net);
+	eso_home_note(h, home, net);
 	if (!was_empty)
 		return;	/* the NAPI is scheduled (or throttled) and will get to it */
-	eso_rxq_wake(rq, cpu);
+	eso_rxq_wake(rq, home);
+}
+
+/*
+ * Process context: run this CPU's pending softirqs until no NAPI is left
+ * scheduled here (the gro_cells among them have handed their packets to
+ * TCP), or for at most ESO_REHOME_MAX if something keeps scheduling one
+ * (a sender on this CPU, under load).
+ */
+static void eso_rx_settle(void)
+{
+	unsigned long end = jiffies + ESO_REHOME_MAX;
+	bool idle;
+
+	for (;;) {
+		local_bh_disable();
+		local_bh_enable();	/* runs what is pending */
+		local_irq_disable();
+		idle = list_empty(&this_cpu_ptr(&softnet_data)->poll_list);
+		local_irq_enable();
+		if (idle || time_after(jiffies, end))
+			return;
+		cond_resched();
+	}
 }
 
 /* Deliver what a queue holds, from whatever CPU calls this. */
@@ -783,14 +847,150 @@ static void eso_rxq_drain(struct eso_rxq *rq)
 	local_bh_enable();
 }
 
-/* A CPU went away: deliver what was queued for it (SAs re-home to others). */
+/* Wait for a move to @cpu to end: it holds packets back for the old home. */
+static void eso_rehome_wait_to(unsigned int cpu)
+{
+	for (;;) {
+		bool moving;
+
+		spin_lock_bh(&eso_move.lock);
+		moving = READ_ONCE(eso_move.home) && eso_move.to == cpu;
+		spin_unlock_bh(&eso_move.lock);
+		if (!moving)
+			return;
+		usleep_range(1000, 2000);
+	}
+}
+
+/*
+ * Under @cpu's queue lock: give its slots to @to. Only eso_rehome_start()
+ * moves slots otherwise, and never to or from an offline CPU;
+ * eso_homes_reset() runs with hotplug held off.
+ */
+static void eso_homes_leave(unsigned int cpu, unsigned int to)
+{
+	unsigned int i;
+
+	for (i = 0; i < ESO_HOME_SLOTS; i++) {
+		struct eso_home *h = &eso_homes[i];
+
+		if (READ_ONCE(h->cpu) == cpu)	/* steered here: see eso_rx_steer() */
+			smp_store_release(&h->cpu, to);
+	}
+}
+
+/*
+ * Where @cpu's slots and queue go: the new home of a move off @cpu under
+ * way, so that its packets from @cpu's queue land in front of the ones it
+ * holds back; else the next online CPU.
+ */
+static unsigned int eso_rxq_heir(unsigned int cpu)
+{
+	unsigned int to;
+
+	spin_lock_bh(&eso_move.lock);
+	if (READ_ONCE(eso_move.home) && eso_move.from == cpu)
+		to = eso_move.to;
+	else
+		to = cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
+	spin_unlock_bh(&eso_move.lock);
+	return to;
+}
+
+/*
+ * Both queues locked, both NAPIs off: put what @rq holds in front of what
+ * @heir holds (packets of other slots, or those a move off @rq's CPU holds
+ * back, which must come after), counted as taken out of @rq and put in
+ * @heir, also by a move off @heir that has not seen them dequeued.
+ */
+static void eso_rxq_hand_over(struct eso_rxq *rq, struct eso_rxq *heir)
+{
+	unsigned int n = skb_queue_len(&rq->q);
+	struct sk_buff *skb;
+
+	skb_queue_walk(&rq->q, skb)
+		eso_count(dev_net(skb->dev), ESO_RX_CPU_OFFLINE);
+	skb_queue_splice_init(&rq->q, &heir->q);
+	rq->dequeued += n;
+	heir->enqueued += n;
+	if (READ_ONCE(eso_move.home) && eso_move.from == heir->cpu &&
+	    (long)(heir->dequeued - eso_move.target) < 0)
+		eso_move.target += n;
+}
+
+/*
+ * A CPU went offline: its queue, and the SAs homed on it, go to the
+ * online CPUs, without letting a packet overtake an older one of its SA.
+ *
+ * Not from the hotplug callback itself. That runs before the net core's
+ * (dev_cpu_dead(), CPUHP_NET_DEV_DEAD, a lower state, so later on the way
+ * down) has moved the dead CPU's NAPIs elsewhere, among them the gro_cells
+ * holding the inner packets xfrm decapsulated there last: delivering the
+ * queue from the callback put newer inner packets ahead of those (TCP saw
+ * them out of order). The work waits for the whole offline operation to
+ * end (cpus_read_lock()), and by then a softirq has run them. Until it
+ * runs, the slots keep the CPU as their home and their packets wait in its
+ * queue (or in its NAPI, moved with the others and polled elsewhere):
+ * sending them to another CPU as soon as this one left cpu_online_mask had
+ * them overtake the ones queued here, and xfrm drop those behind the replay
+ * window (XfrmInStateSeqError).
+ */
+static void eso_rxq_leave(struct work_struct *work)
+{
+	struct eso_rxq *rq = container_of(work, struct eso_rxq, leave);
+	unsigned int cpu = rq->cpu, to;
+	struct eso_rxq *heir;
+	unsigned int offlined;
+
+	cpus_read_lock();
+	/* every offline of @cpu so far has ended: see eso_rehome_from_left() */
+	offlined = READ_ONCE(rq->offlined);
+	/*
+	 * The net core moved @cpu's NAPIs, its gro_cells among them, to the
+	 * CPU that took it down, the one schedule_work() queued us on: before
+	 * any packet of @cpu's queue goes up elsewhere, let those go.
+	 */
+	eso_rx_settle();
+	if (cpu_online(cpu)) {
+		/* back already: the slots never left; wake what waited */
+		local_bh_disable();
+		if (!skb_queue_empty_lockless(&rq->q))
+			eso_rxq_wake(rq, cpu);
+		local_bh_enable();
+		goto out;
+	}
+	if (test_and_clear_bit(0, &rq->throttled))
+		atomic_dec(&eso_rx_nthrottled);
+	eso_rehome_wait_to(cpu);
+	to = eso_rxq_heir(cpu);
+	heir = per_cpu_ptr(&eso_rxqs, to);
+	/* no poll may hold packets of either queue while they are joined */
+	napi_disable(&rq->napi);
+	napi_disable(&heir->napi);
+	spin_lock_bh(&rq->q.lock);
+	spin_lock_nested(&heir->q.lock, SINGLE_DEPTH_NESTING);
+	eso_rxq_hand_over(rq, heir);
+	eso_homes_leave(cpu, to);
+	spin_unlock(&heir->q.lock);
+	spin_unlock_bh(&rq->q.lock);
+	napi_enable(&heir->napi);
+	napi_enable(&rq->napi);
+	/* wakes while the NAPI was off were lost */
+	local_bh_disable();
+	if (!skb_queue_empty_lockless(&heir->q))
+		eso_rxq_wake(heir, to);
+	local_bh_enable();
+out:
+	WRITE_ONCE(rq->left, offlined);
+	cpus_read_unlock();
+}
+
 static int eso_rx_cpu_dead(unsigned int cpu)
 {
 	struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, cpu);
 
-	if (test_and_clear_bit(0, &rq->throttled))
-		atomic_dec(&eso_rx_nthrottled);
-	eso_rxq_drain(rq);
+	WRITE_ONCE(rq->offlined, rq->offlined + 1);
+	schedule_work(&rq->leave);
 	return 0;
 }
 
@@ -808,7 +1008,6 @@ int eso_rx_steer_init(void)
 	eso_nr_home_cpus = n;
 	for (n = 0; n < ESO_HOME_SLOTS; n++)
 		eso_homes[n].hashed = eso_home_cpus[n % eso_nr_home_cpus];
-	eso_homes_reset();
 
 	hrtimer_init(&eso_move.timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_PINNED_HARD);
@@ -828,12 +1027,19 @@ int eso_rx_steer_init(void)
 
 		skb_queue_head_init(&rq->q);
 		INIT_CSD(&rq->csd, eso_rxq_kick, rq);
+		INIT_WORK(&rq->leave, eso_rxq_leave);
+		rq->cpu = cpu;
 		netif_napi_add(eso_napi_dev, &rq->napi, eso_rxq_poll);
 		napi_enable(&rq->napi);
 	}
 
-	err = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, ESO_NAME ":rxq",
-					NULL, eso_rx_cpu_dead);
+	/* no CPU may leave between placing the homes and watching for it */
+	cpus_read_lock();
+	eso_homes_reset();
+	err = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_BP_PREPARE_DYN,
+						   ESO_NAME ":rxq", NULL,
+						   eso_rx_cpu_dead);
+	cpus_read_unlock();
 	if (err < 0) {
 		eso_rx_steer_exit();
 		return err;
@@ -850,6 +1056,8 @@ void eso_rx_steer_exit(void)
 	if (eso_cpuhp_state > 0)
 		cpuhp_remove_state_nocalls(eso_cpuhp_state);
 	eso_cpuhp_state = 0;
+	for_each_possible_cpu(cpu)
+		cancel_work_sync(&per_cpu_ptr(&eso_rxqs, cpu)->leave);
 	/*
 	 * A move holds a netns reference. It ends soon after its old home
 	 * has dequeued what it held, and the NAPIs still run here.

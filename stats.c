@@ -53,6 +53,7 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_RX_STEERED]	= "rx_steered",
 	[ESO_RX_REHOMED]	= "rx_rehomed",
 	[ESO_RX_REHOME_FORCED]	= "rx_rehome_forced",
+	[ESO_RX_CPU_OFFLINE]	= "rx_cpu_offline",
 	[ESO_FALLBACK_GSO_BAD]	= "fallback_gso_bad",
 	[ESO_NS_TX_SEGMENT]	= "ns_tx_segment",
 	[ESO_NS_TX_XMIT]	= "ns_tx_xmit",
