@@ -463,26 +463,15 @@ static unsigned int eso_home_online(unsigned int cpu)
 	return cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
 }
 
-/* Called with CPU hotplug held off (cpus_read_lock()). */
-static void eso_homes_reset(void)
+/*
+ * Every home where its hash put it, on an online CPU. Called with CPU
+ * hotplug held off (cpus_read_lock()) and eso_move.lock held, no move
+ * under way.
+ */
+static void eso_homes_place(void)
 {
 	unsigned int i;
 
-	/*
-	 * Not while a move is under way: a home put back on the old CPU
-	 * while its slot is still blocked would block that CPU's queue for
-	 * good (its poll stops at the slot's packet, and the end of the
-	 * move wakes only the new home). Under the lock no move starts
-	 * (eso_rehome_start() only tries it); one under way ends soon
-	 * after its old home has dequeued what it held (eso_homes).
-	 */
-	for (;;) {
-		spin_lock_bh(&eso_move.lock);
-		if (!READ_ONCE(eso_move.home))
-			break;
-		spin_unlock_bh(&eso_move.lock);
-		msleep(20);
-	}
 	for (i = 0; i < ESO_HOME_SLOTS; i++) {
 		struct eso_home *h = &eso_homes[i];
 
@@ -491,7 +480,32 @@ static void eso_homes_reset(void)
 		h->local = 0;
 		h->moved = jiffies - ESO_REHOME_HOLD - 1;	/* free to move */
 	}
+}
+
+static void eso_homes_reset(void)
+{
+	/*
+	 * Not while a move is under way: a home put back on the old CPU
+	 * while its slot is still blocked would block that CPU's queue for
+	 * good (its poll stops at the slot's packet, and the end of the
+	 * move wakes only the new home). Under the lock no move starts
+	 * (eso_rehome_start() only tries it); one under way ends soon
+	 * after its old home has dequeued what it held (eso_homes), or
+	 * has been seen to leave: the wait holds no hotplug lock, which
+	 * eso_rxq_leave() may need first.
+	 */
+	for (;;) {
+		cpus_read_lock();
+		spin_lock_bh(&eso_move.lock);
+		if (!READ_ONCE(eso_move.home))
+			break;
+		spin_unlock_bh(&eso_move.lock);
+		cpus_read_unlock();
+		msleep(20);
+	}
+	eso_homes_place();
 	spin_unlock_bh(&eso_move.lock);
+	cpus_read_unlock();
 }
 
 /*
@@ -504,11 +518,8 @@ static int eso_rehome_param_set(const char *val, const struct kernel_param *kp)
 {
 	int err = param_set_bool(val, kp);
 
-	if (!err && !READ_ONCE(rx_rehome)) {
-		cpus_read_lock();
+	if (!err && !READ_ONCE(rx_rehome))
 		eso_homes_reset();
-		cpus_read_unlock();
-	}
 	return err;
 }
 
@@ -967,12 +978,15 @@ static void eso_rxq_leave(struct work_struct *work)
 	/* no poll may hold packets of either queue while they are joined */
 	napi_disable(&rq->napi);
 	napi_disable(&heir->napi);
-	spin_lock_bh(&rq->q.lock);
+	/* no move starts meanwhile, so eso_rxq_hand_over() sees the one there is */
+	spin_lock_bh(&eso_move.lock);
+	spin_lock(&rq->q.lock);
 	spin_lock_nested(&heir->q.lock, SINGLE_DEPTH_NESTING);
 	eso_rxq_hand_over(rq, heir);
 	eso_homes_leave(cpu, to);
 	spin_unlock(&heir->q.lock);
-	spin_unlock_bh(&rq->q.lock);
+	spin_unlock(&rq->q.lock);
+	spin_unlock_bh(&eso_move.lock);
 	napi_enable(&heir->napi);
 	napi_enable(&rq->napi);
 	/* wakes while the NAPI was off were lost */
@@ -1035,7 +1049,9 @@ int eso_rx_steer_init(void)
 
 	/* no CPU may leave between placing the homes and watching for it */
 	cpus_read_lock();
-	eso_homes_reset();
+	spin_lock_bh(&eso_move.lock);
+	eso_homes_place();
+	spin_unlock_bh(&eso_move.lock);
 	err = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_BP_PREPARE_DYN,
 						   ESO_NAME ":rxq", NULL,
 						   eso_rx_cpu_dead);
