@@ -4,7 +4,8 @@
 # module build. The caller defines say() and runs from the repo root.
 
 # pick_kv WANT: WANT itself if /lib/modules/WANT exists, else the newest installed kernel
-# whose version starts with the prefix WANT (default 6.1).
+# with headers whose version starts with the prefix WANT (default 6.1). Headers: make
+# check-debug's kernel (6.1.x-esodbg, sorting above Debian's) has modules but none.
 pick_kv() {
 	local want=$1 pat k
 	if [ -n "$want" ] && [ -d "/lib/modules/$want" ]; then
@@ -12,6 +13,7 @@ pick_kv() {
 	fi
 	pat=${want:-6.1}
 	for k in /lib/modules/*; do
+		[ -e "$k/build/Makefile" ] || continue
 		k=${k##*/}
 		case $k in "$pat".* | "$pat"-*) echo "$k" ;; esac
 	done | sort -V | tail -1
