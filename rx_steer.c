@@ -964,11 +964,9 @@ static void eso_rxq_leave(struct work_struct *work)
 	eso_rx_settle();
 	if (cpu_online(cpu)) {
 		/* back already: the slots never left; wake what waited */
-		local_bh_disable();
-		if (!skb_queue_empty_lockless(&rq->q))
-			eso_rxq_wake(rq, cpu);
-		local_bh_enable();
-		goto out;
+		heir = rq;
+		to = cpu;
+		goto wake;
 	}
 	if (test_and_clear_bit(0, &rq->throttled))
 		atomic_dec(&eso_rx_nthrottled);
@@ -989,12 +987,12 @@ static void eso_rxq_leave(struct work_struct *work)
 	spin_unlock_bh(&eso_move.lock);
 	napi_enable(&heir->napi);
 	napi_enable(&rq->napi);
-	/* wakes while the NAPI was off were lost */
+wake:
+	/* wakes while the NAPI was off, or the CPU away, were lost */
 	local_bh_disable();
 	if (!skb_queue_empty_lockless(&heir->q))
 		eso_rxq_wake(heir, to);
 	local_bh_enable();
-out:
 	WRITE_ONCE(rq->left, offlined);
 	cpus_read_unlock();
 }
