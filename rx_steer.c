@@ -60,6 +60,7 @@ struct eso_rxq {
 	unsigned long enqueued;		/* packets ever queued, under q.lock */
 	unsigned long dequeued;		/* ...ever taken out, by the home CPU */
 	struct work_struct leave;	/* the CPU went offline: eso_rxq_leave() */
+	struct work_struct settle;	/* eso_rx_settle() on this CPU */
 	unsigned int cpu;
 	unsigned int offlined;		/* times the CPU went offline */
 	unsigned int left;		/* ...of which eso_rxq_leave() has seen */
@@ -241,6 +242,19 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 	struct sk_buff_head batch, run;
 	bool throttled = false, blocked = false;
 	int work = 0;
+
+	/*
+	 * Polled off its CPU: the net core moved the NAPI here when that CPU
+	 * went offline (dev_cpu_dead()). Deliver nothing: the inner packets
+	 * would go up through this CPU's gro_cells, and the heir's later ones
+	 * through the heir's, and those can overtake these. The packets wait
+	 * for eso_rxq_leave() to hand them over, or to wake the NAPI on its
+	 * CPU if that came back.
+	 */
+	if (unlikely(rq->cpu != smp_processor_id())) {
+		napi_complete(napi);
+		return 0;
+	}
 
 	__skb_queue_head_init(&batch);
 	__skb_queue_head_init(&run);
@@ -845,6 +859,26 @@ static void eso_rx_settle(void)
 	}
 }
 
+static void eso_rx_settle_fn(struct work_struct *work)
+{
+	eso_rx_settle();
+}
+
+/*
+ * Settle every online CPU, at once, and wait. The caller holds the CPU
+ * hotplug lock, so the set does not change under it.
+ */
+static void eso_rx_settle_all(void)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		queue_work_on(cpu, system_highpri_wq,
+			      &per_cpu_ptr(&eso_rxqs, cpu)->settle);
+	for_each_online_cpu(cpu)
+		flush_work(&per_cpu_ptr(&eso_rxqs, cpu)->settle);
+}
+
 /* Deliver what a queue holds, from whatever CPU calls this. */
 static void eso_rxq_drain(struct eso_rxq *rq)
 {
@@ -941,10 +975,10 @@ static void eso_rxq_hand_over(struct eso_rxq *rq, struct eso_rxq *heir)
  * them out of order). The work waits for the whole offline operation to
  * end (cpus_read_lock()), and by then a softirq has run them. Until it
  * runs, the slots keep the CPU as their home and their packets wait in its
- * queue (or in its NAPI, moved with the others and polled elsewhere):
- * sending them to another CPU as soon as this one left cpu_online_mask had
- * them overtake the ones queued here, and xfrm drop those behind the replay
- * window (XfrmInStateSeqError).
+ * queue (its NAPI, moved with the others, delivers nothing elsewhere; see
+ * eso_rxq_poll()): sending them to another CPU as soon as this one left
+ * cpu_online_mask had them overtake the ones queued here, and xfrm drop
+ * those behind the replay window (XfrmInStateSeqError).
  */
 static void eso_rxq_leave(struct work_struct *work)
 {
@@ -958,10 +992,12 @@ static void eso_rxq_leave(struct work_struct *work)
 	offlined = READ_ONCE(rq->offlined);
 	/*
 	 * The net core moved @cpu's NAPIs, its gro_cells among them, to the
-	 * CPU that took it down, the one schedule_work() queued us on: before
-	 * any packet of @cpu's queue goes up elsewhere, let those go.
+	 * CPU that took it down: before any packet of @cpu's queue goes up
+	 * elsewhere, let those go. On every CPU: that is usually the one
+	 * schedule_work() queued us on, but the task taking @cpu down may
+	 * have moved between the two callbacks.
 	 */
-	eso_rx_settle();
+	eso_rx_settle_all();
 	if (cpu_online(cpu)) {
 		/* back already: the slots never left; wake what waited */
 		heir = rq;
@@ -1040,6 +1076,7 @@ int eso_rx_steer_init(void)
 		skb_queue_head_init(&rq->q);
 		INIT_CSD(&rq->csd, eso_rxq_kick, rq);
 		INIT_WORK(&rq->leave, eso_rxq_leave);
+		INIT_WORK(&rq->settle, eso_rx_settle_fn);
 		rq->cpu = cpu;
 		netif_napi_add(eso_napi_dev, &rq->napi, eso_rxq_poll);
 		napi_enable(&rq->napi);
@@ -1072,6 +1109,8 @@ void eso_rx_steer_exit(void)
 	eso_cpuhp_state = 0;
 	for_each_possible_cpu(cpu)
 		cancel_work_sync(&per_cpu_ptr(&eso_rxqs, cpu)->leave);
+	for_each_possible_cpu(cpu)	/* only eso_rxq_leave() queues these */
+		cancel_work_sync(&per_cpu_ptr(&eso_rxqs, cpu)->settle);
 	/*
 	 * A move holds a netns reference. It ends soon after its old home
 	 * has dequeued what it held, and the NAPIs still run here.
