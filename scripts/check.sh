@@ -99,12 +99,13 @@ fi
 
 # ---- selftests, one VM per kernel
 # vm_selftests LABEL OUTDIR TIMEOUT [VAR=VALUE...]: selftests/run.sh in a VM of kernel
-# $k with module ${KO[$k]}, relayed as TAP with LABEL before each name
+# $k with module ${KO[$k]} (SMP=2, MEM=2G unless VAR=VALUE says otherwise), relayed as
+# TAP with LABEL before each name
 vm_selftests() {
 	local label=$1 out=$2 tmo=$3 t rc; shift 3
 	mkdir -p "$out"
 	t=$(date +%s)
-	relay_tap "$label" < <(env "$@" KV="$k" SMP=2 MEM=2G TIMEOUT="$tmo" ESP_MODULE="${KO[$k]}" \
+	relay_tap "$label" < <(env KV="$k" SMP=2 MEM=2G TIMEOUT="$tmo" ESP_MODULE="${KO[$k]}" "$@" \
 		"$ROOT/scripts/vmrun" "$ROOT/selftests/run.sh" "$out" 2> "$out/vmrun.err"; echo "$?" > "$out/vmrun.rc")
 	rc=$(cat "$out/vmrun.rc" 2>/dev/null || echo 125)
 	diag "$label VM: exit $rc, $GUEST_TESTS tests, $(( $(date +%s) - t )) s wall"
@@ -123,6 +124,9 @@ for k in "${KVERS[@]}"; do
 	# a host without IPv6: the module must load and carry IPv4 (15-ipv4only.sh)
 	vm_selftests "$k ipv4-only" "$LOG/vm-$k-ipv4only" 600 \
 		SELFTESTS="10 15" VM_ENV="SELFTESTS" VM_APPEND="ipv6.disable=1"
+	# CPU hotplug with more than one CPU to hand an offline CPU's SAs to
+	vm_selftests "$k 4 CPUs" "$LOG/vm-$k-smp4" 600 \
+		SELFTESTS="24" VM_ENV="SELFTESTS" SMP=4
 done
 
 # ---- make sample: the report's arithmetic, and one short recording through the monitor
