@@ -14,7 +14,7 @@
 # 18 segments out of order) in 1 of 6 unpinned runs, nothing in 6 pinned ones.
 # Out-of-order segments are not counted either in a case where a home move was
 # forced (rx_rehome_forced): one that waited too long for the old home's softirqs,
-# which with 4 vCPUs on 2 host cores happens 6-19 times a run with the homes moving.
+# which with 4 vCPUs on 2 host cores happened 1-19 times a run with the homes moving.
 # Retransmits are printed, not counted: an offline takes long enough under TCG that
 # TCP may time out once (TcpExtTCPTimeouts), undone by DSACK (TcpExtTCPLossUndo).
 # Across the runs, packets must have waited in a queue whose CPU went offline
