@@ -866,7 +866,8 @@ static void eso_rx_settle_fn(struct work_struct *work)
 
 /*
  * Settle every online CPU, at once, and wait. The caller holds the CPU
- * hotplug lock, so the set does not change under it.
+ * hotplug lock, so the set does not change under it; that is also why
+ * this is not schedule_on_each_cpu(), which takes the lock itself.
  */
 static void eso_rx_settle_all(void)
 {
@@ -1107,10 +1108,9 @@ void eso_rx_steer_exit(void)
 	if (eso_cpuhp_state > 0)
 		cpuhp_remove_state_nocalls(eso_cpuhp_state);
 	eso_cpuhp_state = 0;
+	/* a settle work is queued only by eso_rxq_leave(), which flushes it */
 	for_each_possible_cpu(cpu)
 		cancel_work_sync(&per_cpu_ptr(&eso_rxqs, cpu)->leave);
-	for_each_possible_cpu(cpu)	/* only eso_rxq_leave() queues these */
-		cancel_work_sync(&per_cpu_ptr(&eso_rxqs, cpu)->settle);
 	/*
 	 * A move holds a netns reference. It ends soon after its old home
 	 * has dequeued what it held, and the NAPIs still run here.
