@@ -9,17 +9,12 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 want=${1:-6.1}; [ $# -gt 0 ] && shift
-# resolve_kver PREFIX: newest /lib/modules/<k> (k == PREFIX or PREFIX.*) with headers
-resolve_kver() {
-	local k
-	for k in /lib/modules/"$1" /lib/modules/"$1".* /lib/modules/"$1"-*; do
-		[ -e "$k/build/Makefile" ] && echo "${k##*/}"
-	done | sort -uV | tail -1
-}
+# shellcheck source=kver.sh
+. "$ROOT/scripts/kver.sh"
 if [ -n "${KDIR:-}" ]; then
 	KVER=$(cat "$KDIR/include/config/kernel.release")
 else
-	KVER=$(resolve_kver "$want")
+	KVER=$(kver_pick "$want")
 	[ -n "$KVER" ] || { echo "build.sh: no kernel headers for '$want' under /lib/modules (run scripts/install-deps.sh)" >&2; exit 2; }
 	KDIR=/lib/modules/$KVER/build
 fi

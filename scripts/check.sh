@@ -56,12 +56,8 @@ relay_tap() {
 	done
 }
 
-resolve_kver() {
-	local k
-	for k in /lib/modules/"$1" /lib/modules/"$1".* /lib/modules/"$1"-*; do
-		[ -e "$k/build/Makefile" ] && [ -r "/boot/vmlinuz-${k##*/}" ] && echo "${k##*/}"
-	done | sort -uV | tail -1
-}
+# shellcheck source=kver.sh
+. "$ROOT/scripts/kver.sh"
 
 # ---- dependencies
 if [ "${CHECK_DEPS:-1}" = 1 ]; then
@@ -75,7 +71,7 @@ fi
 declare -A KO
 KVERS=()
 for want in ${CHECK_KERNELS:-6.1 6.12}; do
-	k=$(resolve_kver "$want")
+	k=$(kver_pick "$want" boot)
 	if [ -z "$k" ]; then tap fail "$want kernel installed" "no /boot/vmlinuz + headers for $want"; continue; fi
 	KVERS+=("$k")
 	if ko=$("$ROOT/scripts/build.sh" "$k" 2> "$LOG/build-$k.log" | tail -1) && [ -r "$ko" ]; then
@@ -164,7 +160,7 @@ fi
 # ---- wire compatibility, two VMs (module <-> stock) per kernel
 first=1
 for want in ${CHECK_PAIR_KERNELS:-6.1 6.12}; do
-	k=$(resolve_kver "$want")
+	k=$(kver_pick "$want" boot)
 	[ -n "$k" ] || continue
 	# the first pair always runs; further ones only while within the time budget
 	if [ $first = 0 ] && [ "$(elapsed)" -gt "${CHECK_BUDGET:-2100}" ]; then

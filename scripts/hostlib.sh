@@ -3,32 +3,23 @@
 # which kernel to boot, what to install first, and (soak, profile) the run directory and
 # module build. The caller defines say() and runs from the repo root.
 
-# pick_kv WANT: WANT itself if /lib/modules/WANT exists, else the newest installed kernel
-# with headers whose version starts with the prefix WANT (default 6.1). Headers: make
-# check-debug's kernel (6.1.x-esodbg, sorting above Debian's) has modules but none.
+# shellcheck source=kver.sh
+. "$ROOT/scripts/kver.sh"
+
+# pick_kv WANT: the kernel to build for and boot (kver_pick WANT boot; WANT defaults
+# to 6.1).
 pick_kv() {
-	local want=$1 pat k
-	if [ -n "$want" ] && [ -d "/lib/modules/$want" ]; then
-		echo "$want"; return
-	fi
-	pat=${want:-6.1}
-	for k in /lib/modules/*; do
-		[ -e "$k/build/Makefile" ] || continue
-		k=${k##*/}
-		case $k in "$pat".* | "$pat"-*) echo "$k" ;; esac
-	done | sort -V | tail -1
+	kver_pick "${1:-6.1}" boot
 }
 
 # deps_missing "COMMANDS": print the first of COMMANDS not on PATH, or the kernel
 # ${KV:-6.1} if its image or headers are missing; return 1 if nothing is.
 deps_missing() {
-	local c kv
+	local c
 	for c in $1; do
 		command -v "$c" >/dev/null 2>&1 || { echo "$c"; return 0; }
 	done
-	kv=$(pick_kv "${KV:-}")
-	[ -n "$kv" ] && [ -r "/boot/vmlinuz-$kv" ] && [ -d "/lib/modules/$kv/build" ] ||
-		{ echo "kernel ${KV:-6.1}"; return 0; }
+	[ -n "$(pick_kv "${KV:-}")" ] || { echo "kernel ${KV:-6.1}"; return 0; }
 	return 1
 }
 
@@ -36,7 +27,7 @@ deps_missing() {
 # is present); if a command or the kernel is still missing, apt-get PACKAGES and the
 # kernel (6.12 from bookworm-backports). Returns 1 if something is missing after that.
 ensure_deps() {
-	local cmds=$1 pkgs=$2 m kv
+	local cmds=$1 pkgs=$2 m
 	if [ -x scripts/install-deps.sh ]; then
 		scripts/install-deps.sh >&2 || say "scripts/install-deps.sh failed"
 	fi
@@ -46,8 +37,7 @@ ensure_deps() {
 	apt-get update -qq >&2
 	# shellcheck disable=SC2086
 	apt-get install -y -qq $pkgs >&2
-	kv=$(pick_kv "${KV:-}")
-	if [ -z "$kv" ] || [ ! -d "/lib/modules/$kv/build" ]; then
+	if [ -z "$(pick_kv "${KV:-}")" ]; then
 		case ${KV:-6.1} in
 		6.12*) apt-get install -y -qq -t bookworm-backports linux-image-amd64 linux-headers-amd64 >&2 ;;
 		*) apt-get install -y -qq -t bookworm linux-image-amd64 linux-headers-amd64 >&2 ;;

@@ -10,8 +10,9 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 want=${1:-6.1}
-KVER=$(for k in /lib/modules/"$want" /lib/modules/"$want".* /lib/modules/"$want"-*; do
-	[ -e "$k/build/Makefile" ] && echo "${k##*/}"; done | sort -uV | tail -1)
+# shellcheck source=kver.sh
+. "$ROOT/scripts/kver.sh"
+KVER=$(kver_pick "$want")
 [ -n "$KVER" ] || { echo "lint: no kernel headers for $want (run scripts/install-deps.sh)" >&2; exit 2; }
 shopt -s nullglob
 SRCS=()
