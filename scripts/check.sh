@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/check.sh - the project's test suite (make check):
 #   install-deps; build for the newest 6.1.x and 6.12.x kernel; lint (one test);
-#   per kernel one VM running selftests/run.sh with that kernel's module; make sample's
-#   report on a made-up run and a 3 s recording (one VM); the two-VM
-#   wire-compatibility test (module vs stock) per kernel in CHECK_PAIR_KERNELS.
+#   per kernel one VM running selftests/run.sh with that kernel's module; make bench's
+#   analysis and make sample's report on made-up runs, and a 3 s recording (one VM);
+#   the two-VM wire-compatibility test (module vs stock) per kernel in CHECK_PAIR_KERNELS.
 # Output: TAP-style "ok N - <kver> <test>" / "not ok N - ...", "# " diagnostics, and
 # last line exactly "N passed, N failed". Exit status 1 if anything failed.
 # Logs: build/check/ (per VM: guest.log, console.log, dmesg.log).
@@ -124,6 +124,13 @@ for k in "${KVERS[@]}"; do
 	vm_selftests "$k 4 CPUs" "$LOG/vm-$k-smp4" 600 \
 		SELFTESTS="24" VM_ENV="SELFTESTS" SMP=4
 done
+
+# ---- make bench: the analysis (medians, ceiling, goal ratios) of a made-up run
+if out=$("$ROOT/scripts/bench.sh" --selftest 2>&1); then
+	tap ok "host bench.sh analysis (a made-up run)"
+else
+	tap fail "host bench.sh analysis (a made-up run)" "$out"
+fi
 
 # ---- make sample: the report's arithmetic, and one short recording through the monitor
 if [ "${CHECK_SAMPLE:-1}" = 1 ]; then
