@@ -19,14 +19,11 @@ SUDO=
 installed() { # pkg -> 0 if installed
 	[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" = "ii " ]
 }
+# shellcheck source=kver.sh
+. "$(dirname "$0")/kver.sh"
 # kver_ok PREFIX: an installed kernel <PREFIX>.x with image, modules and headers
 kver_ok() {
-	local k
-	for k in /lib/modules/"$1".*; do
-		k=${k##*/}
-		[ -r "/boot/vmlinuz-$k" ] && [ -e "/lib/modules/$k/build/Makefile" ] && return 0
-	done
-	return 1
+	[ -n "$(kver_pick "$1" boot)" ]
 }
 
 missing=

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# scripts/kver.sh - sourced by build.sh, check.sh and hostlib.sh: which installed kernel
-# a version names, the same for every script.
+# scripts/kver.sh - sourced by build.sh, check.sh, lint.sh, install-deps.sh and hostlib.sh:
+# which installed kernel a version names, the same for every script.
 
 # kver_pick WANT [boot]: the newest kernel under /lib/modules named WANT, WANT.* or WANT-*
 # (WANT is a full version, or a prefix such as 6.1 or 6.12) that has headers, and with
