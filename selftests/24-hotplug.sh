@@ -11,7 +11,11 @@
 # that CPU goes offline with the NAPI on it, the sender, moved to another CPU, can
 # fill veth's ring before the net core moves the NAPI, and veth drops, with no SA:
 # clear TCP with the same loop on 4 CPUs lost 30 packets there (veth TX dropped,
-# 18 segments out of order) in 1 of 6 unpinned runs, nothing in 6 pinned ones.
+# 18 segments out of order) in 1 of 6 unpinned runs, nothing in 6 pinned ones. The
+# pin makes it rarer, not impossible (TCP also sends from the softirq that takes its
+# ACKs): once in CI, esp-null on 6.12 lost 11 (6 segments out of order). Out-of-order
+# segments are not counted where veth dropped; that every packet it did not drop
+# reached the receiver's GRO is.
 # Out-of-order segments are not counted either in a case where a home move was
 # forced (rx_rehome_forced): one that waited too long for the old home's softirqs,
 # which with 4 vCPUs on 2 host cores happened 1-19 times a run with the homes moving.
@@ -62,7 +66,7 @@ hotpluggable() {
 
 hotplug_case() { # NAME ALGO REHOME_EVERY
 	local name=$1 algo=$2 p=/sys/module/esp_swoffload/parameters
-	local ofo0 ofo1 bd0 bd1 errs plug rc forced
+	local ofo0 ofo1 bd0 bd1 errs plug rc forced dq0 dq tx0 rx0 tx rx
 	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup "$algo" transport 4 2>> "$T_TMP/err"; then
 		t_fail "$name: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
 		return
@@ -70,6 +74,7 @@ hotplug_case() { # NAME ALGO REHOME_EVERY
 	echo "$3" > $p/rx_rehome_every
 	ofo0=$(tcp_ofo b)
 	bd0=$(( $(counter a rx_drop_backlog) + $(counter b rx_drop_backlog) ))
+	dq0=$(link_stat a va tx dropped) tx0=$(counter a tx_segments) rx0=$(counter b rx_gro_packets)
 	( sleep 1; plug_loop ) &
 	plug=$!
 	iperf_run a b "$ADDR_B" 6 $PIN
@@ -86,16 +91,27 @@ hotplug_case() { # NAME ALGO REHOME_EVERY
 	errs=$(( $(xfrm_errors_total a) + $(xfrm_errors_total b) ))
 	OFFLINE=$(( OFFLINE + $(counter a rx_cpu_offline) + $(counter b rx_cpu_offline) ))
 	forced=$(counter b rx_rehome_forced)
+	dq=$(( $(link_stat a va tx dropped) - ${dq0:-0} ))
+	tx=$(( $(counter a tx_segments) - tx0 )) rx=$(( $(counter b rx_gro_packets) - rx0 ))
 	t_diag "$name: $(( IPERF_BPS / 1000000 )) Mbit/s, rx_cpu_offline $(counter a rx_cpu_offline) + $(counter b rx_cpu_offline), rx_rehomed $(counter b rx_rehomed), rx_rehome_forced $forced, TcpExtTCPOFOQueue +$((ofo1 - ofo0)), retransmits $IPERF_RETR"
 	t_expect "$name: zero xfrm errors" "$errs" -eq 0
 	if [ "$forced" -gt 0 ] && [ $((ofo1 - ofo0)) -gt 0 ]; then
 		# a forced move may let an inner packet overtake (README, "Why RX
 		# goes through one CPU per SA"); the xfrm and drop checks still hold
 		t_diag "$name: $((ofo1 - ofo0)) segments out of order after $forced forced moves: not counted"
+	elif [ "$dq" -gt 0 ] && [ $((ofo1 - ofo0)) -gt 0 ]; then
+		# veth lost packets on the link (see the top): the segments after
+		# a lost one are out of order at TCP, whatever ESP does. Pinning
+		# the sender does not prevent it: TCP also transmits from the
+		# softirq that takes its ACKs, on the CPU the ACKs came in on.
+		t_diag "$name: $((ofo1 - ofo0)) segments out of order after veth dropped $dq: not counted"
 	else
 		t_expect "$name: every segment in order (TcpExtTCPOFOQueue +$((ofo1 - ofo0)))" "$((ofo1 - ofo0))" -eq 0
 	fi
 	t_expect "$name: no module drop (rx_drop_backlog +$((bd1 - bd0)))" "$((bd1 - bd0))" -eq 0
+	# as in 20-lossless.sh: what was not lost on the link reached the receiver's GRO
+	t_expect "$name: every segment sent reached the receiver's GRO but veth's drops ($rx + $dq of $tx)" \
+		"$((rx + dq))" -ge "$tx"
 	[ "$errs" = 0 ] || for ns in a b; do xfrm_errors $ns | sed "s/^/xfrm_stat $ns: /" | while read -r l; do t_diag "$l"; done; done
 	[ "$IPERF_RETR" = 0 ] || retrans_why a b | while read -r l; do t_diag "$l"; done
 	ns_cleanup
