@@ -218,10 +218,7 @@ struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb)
  * Only SAs this module carries are touched; for them this is also where a
  * packet counts as decrypted.
  */
-static bool csum_by_icv = true;
-module_param(csum_by_icv, bool, 0644);
-MODULE_PARM_DESC(csum_by_icv,
-		 "Skip inner checksum verification of packets whose ICV verified (default: Y)");
+static bool csum_by_icv = true;	/* debugfs: N verifies them all */
 
 /*
  * Whether the ICV covers the inner checksum's whole way: from the host
@@ -339,6 +336,7 @@ int eso_rx_cb_init(void)
 	unsigned int n4, n6;
 	int err = 0;
 
+	eso_debugfs_bool("csum_by_icv", &csum_by_icv);
 	for (n4 = 0; n4 < ESO_NR_PROTOS && !err; n4++) {
 		eso_xfrm4[n4] = (struct xfrm4_protocol) {
 			.handler	= eso_xfrm_decline,

@@ -171,9 +171,11 @@ static int __init eso_init(void)
 		goto out_notifier;
 	}
 
+	eso_debugfs_init();
+	eso_hooks_init();
 	err = eso_stats_init();
 	if (err)
-		goto out_notifier;
+		goto out_debugfs;
 
 	err = eso_tx_order_init();
 	if (err)
@@ -224,6 +226,8 @@ out_order:
 	eso_tx_order_exit();
 out_stats:
 	eso_stats_exit();
+out_debugfs:
+	eso_debugfs_exit();
 out_notifier:
 	unregister_module_notifier(&eso_module_nb);
 	if (eso_v6)
@@ -233,6 +237,7 @@ out_notifier:
 
 static void __exit eso_exit(void)
 {
+	eso_debugfs_exit();
 	eso_unregister();
 	/* only now may the stock modules take the slots */
 	unregister_module_notifier(&eso_module_nb);

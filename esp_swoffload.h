@@ -14,6 +14,7 @@
  *   tx_order.c     TX: an SA's packets reach the device in number order
  *   tx_pages.c     TX: segment payloads copied into recycled pages
  *   stats.c        per-netns counters in /proc/net/esp_swoffload
+ *   debugfs.c      switches for tests in /sys/kernel/debug/esp_swoffload
  */
 #ifndef _ESP_SWOFFLOAD_H
 #define _ESP_SWOFFLOAD_H
@@ -72,10 +73,9 @@ static inline void eso_count(const struct net *net, enum eso_counter c)
 }
 
 /*
- * Stage timing. perf cannot sample this workload under QEMU TCG (its
- * samples land in the idle loop while the vCPUs are busy; README), so the
- * module can time its own stages with the scheduler clock. Off by default:
- * eso_stage_start() then returns 0 and eso_stage_end() does nothing.
+ * Stage timing (debugfs stage_timing): the module times its own stages
+ * with the scheduler clock. Off by default: eso_stage_start() then returns
+ * 0 and eso_stage_end() does nothing.
  */
 extern bool eso_stage_timing;
 
@@ -93,6 +93,18 @@ static inline void eso_stage_end(const struct net *net, enum eso_counter c,
 
 int eso_stats_init(void);
 void eso_stats_exit(void);
+
+/* debugfs.c */
+struct dentry;
+void eso_debugfs_init(void);
+void eso_debugfs_exit(void);
+struct dentry *eso_debugfs_dir(void);
+void eso_debugfs_bool(const char *name, bool *value);
+void eso_debugfs_u32(const char *name, u32 *value);
+void eso_debugfs_bool_hook(const char *name, const bool *value,
+			   int (*set)(u32 v));
+void eso_debugfs_u32_hook(const char *name, const u32 *value,
+			  int (*set)(u32 v));
 
 /*
  * The device a packet leaves by. Segmentation outside a device's transmit
@@ -150,6 +162,7 @@ int eso_tx_pages_own(struct xfrm_state *x, struct sk_buff *segs);
 int eso_tx_pages_trailer(struct sk_buff *skb, struct esp_info *esp);
 
 /* xfrm_hooks.c */
+void eso_hooks_init(void);
 bool eso_esp6_get(void);
 void eso_esp6_put(void);
 struct crypto_aead *eso_batch_aead(struct xfrm_state *x);

@@ -73,15 +73,14 @@ static unsigned int *eso_home_cpus;
 static unsigned int eso_nr_home_cpus;
 static enum cpuhp_state eso_cpuhp_state;
 
+/* debugfs: N hands each packet to xfrm on the CPU that took it at GRO */
 static bool rx_steer = true;
-module_param(rx_steer, bool, 0644);
-MODULE_PARM_DESC(rx_steer,
-		 "Hand each SA's packets to xfrm on one CPU, in order (default: Y)");
 
-static unsigned int rx_async_max = 256;
-module_param(rx_async_max, uint, 0644);
-MODULE_PARM_DESC(rx_async_max,
-		 "Most RX packets in asynchronous decryption at once, at most half of netdev_max_backlog; 0: no limit (default: 256)");
+/*
+ * debugfs: most RX packets in asynchronous decryption at once, at most
+ * half of netdev_max_backlog; 0: no limit.
+ */
+static u32 rx_async_max = 256;
 
 /*
  * Packets handed to xfrm_input() whose decryption has not finished yet.
@@ -459,7 +458,6 @@ static struct {
 	struct hrtimer timer;		/* pinned on from */
 	call_single_data_t csd;		/* starts the timer on from */
 } eso_move = {
-	/* taken by rx_rehome=N, which insmod may set before init */
 	.lock = __SPIN_LOCK_UNLOCKED(eso_move.lock),
 };
 
@@ -523,33 +521,25 @@ static void eso_homes_reset(void)
 }
 
 /*
- * rx_rehome=N also puts every home back where the hash put it, so that
- * N means the same whatever ran before (an A/B in one boot). Without the
- * lock or a drain: packets of a flow in progress at that moment may
- * reorder once; it is an administrator's switch, not a data path.
+ * debugfs rx_rehome: move an SA's RX home off the CPU that keeps
+ * receiving its packets. N also puts every home back where the hash put
+ * it, so that N means the same whatever ran before (an A/B in one boot).
+ * Without the lock or a drain: packets of a flow in progress at that
+ * moment may reorder once; it is a test's switch, not a data path.
  */
-static int eso_rehome_param_set(const char *val, const struct kernel_param *kp)
+static int eso_rehome_set(u32 on)
 {
-	int err = param_set_bool(val, kp);
-
-	if (!err && !READ_ONCE(rx_rehome))
+	WRITE_ONCE(rx_rehome, on);
+	if (!on)
 		eso_homes_reset();
-	return err;
+	return 0;
 }
 
-static const struct kernel_param_ops eso_rehome_param_ops = {
-	.set = eso_rehome_param_set,
-	.get = param_get_bool,
-};
-
-module_param_cb(rx_rehome, &eso_rehome_param_ops, &rx_rehome, 0644);
-MODULE_PARM_DESC(rx_rehome,
-		 "Move an SA's RX home off the CPU that keeps receiving its packets; N also puts every home back where its hash put it (default: Y)");
-
-static unsigned int rx_rehome_every;
-module_param(rx_rehome_every, uint, 0644);
-MODULE_PARM_DESC(rx_rehome_every,
-		 "Test only: move every slot's RX home after this many packets, wherever they arrive (default: 0, off)");
+/*
+ * debugfs, for tests: move every slot's RX home after this many packets,
+ * wherever they arrive (0: off).
+ */
+static u32 rx_rehome_every;
 
 static struct eso_home *eso_home_slot(__be32 spi)
 {
@@ -1097,6 +1087,11 @@ int eso_rx_steer_init(void)
 		return err;
 	}
 	eso_cpuhp_state = err;
+
+	eso_debugfs_bool("rx_steer", &rx_steer);
+	eso_debugfs_u32("rx_async_max", &rx_async_max);
+	eso_debugfs_bool_hook("rx_rehome", &rx_rehome, eso_rehome_set);
+	eso_debugfs_u32("rx_rehome_every", &rx_rehome_every);
 	return 0;
 }
 

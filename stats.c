@@ -61,10 +61,8 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_NS_RX_INPUT]	= "ns_rx_input",
 };
 
+/* debugfs stage_timing: count the ns spent in each stage (ns_* counters) */
 bool eso_stage_timing;
-module_param_named(stage_timing, eso_stage_timing, bool, 0644);
-MODULE_PARM_DESC(stage_timing,
-		 "Count the ns spent in each stage in the ns_* counters (default: N)");
 
 void eso_count_add(const struct net *net, enum eso_counter c, u64 n)
 {
@@ -121,6 +119,7 @@ static struct pernet_operations eso_net_ops = {
 
 int eso_stats_init(void)
 {
+	eso_debugfs_bool("stage_timing", &eso_stage_timing);
 	return register_pernet_subsys(&eso_net_ops);
 }
 

@@ -59,6 +59,7 @@
  */
 
 #include <linux/hash.h>
+#include <linux/module.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
@@ -80,32 +81,28 @@ struct eso_tx_stripe {
 	u64 sent_last;		/* ...and the highest number it sent */
 } ____cacheline_aligned_in_smp;
 
+/* debugfs: N lets packets leave in any order (the drops tests look for) */
 static bool tx_order = true;
-module_param(tx_order, bool, 0644);
-MODULE_PARM_DESC(tx_order,
-		 "Keep one SA's packets in sequence order up to the driver; N only for peers whose replay window is wider than a GSO packet (default: Y)");
-
-/* Fewer stripes make SAs share sections: tests use 0 to make them all. */
-static unsigned int tx_order_bits = ESO_TX_ORDER_BITS;
-module_param(tx_order_bits, uint, 0444);
-MODULE_PARM_DESC(tx_order_bits,
-		 "log2 of the number of TX order locks, 0-8 (default: 8)");
 
 /*
- * xfrm_backlog fills only when an async encryption finds its device's
- * queue stopped, which no device of the test VM does on demand.
+ * debugfs: log2 of the number of stripes, 0-8. Fewer stripes make SAs
+ * share sections: tests use 0 to make them all share one.
  */
-static unsigned int tx_backlog_fault;
-module_param(tx_backlog_fault, uint, 0644);
-MODULE_PARM_DESC(tx_backlog_fault,
-		 "Test only: the next N packets to a device without a qdisc find xfrm_backlog busy (default: 0)");
+static u32 tx_order_bits = ESO_TX_ORDER_BITS;
+
+/*
+ * debugfs, fault injection: the next N packets to a device without a
+ * qdisc find xfrm_backlog busy. It fills only when an async encryption
+ * finds its device's queue stopped, which no test device does on demand.
+ */
+static u32 tx_backlog_fault;
 
 static struct eso_tx_stripe eso_tx_stripes[1 << ESO_TX_ORDER_BITS];
 static DEFINE_PER_CPU(unsigned int, eso_tx_sections);	/* held by this CPU */
 
 static struct eso_tx_stripe *eso_tx_stripe(const struct xfrm_state *x)
 {
-	u32 mask = (1U << tx_order_bits) - 1;
+	u32 mask = (1U << READ_ONCE(tx_order_bits)) - 1;
 
 	return &eso_tx_stripes[hash_ptr(x, ESO_TX_ORDER_BITS) & mask];
 }
@@ -174,11 +171,11 @@ static bool eso_tx_order_leaf(const struct net_device *dev)
  */
 static bool eso_xfrm_backlog_busy(void)
 {
-	unsigned int n = READ_ONCE(tx_backlog_fault);
+	u32 n = READ_ONCE(tx_backlog_fault);
 
 	/* the test's stand-in for a backlog: take one of its n packets */
 	while (unlikely(n)) {
-		unsigned int seen = cmpxchg(&tx_backlog_fault, n, n - 1);
+		u32 seen = cmpxchg(&tx_backlog_fault, n, n - 1);
 
 		if (seen == n)
 			return true;
@@ -266,15 +263,29 @@ static struct pernet_operations eso_tx_order_net_ops = {
 	.exit = eso_tx_order_net_exit,
 };
 
+/*
+ * A section's begin and end must find the same stripe: the number of
+ * stripes changes only while no SA of ours exists (each holds a module
+ * reference, xfrm_get_type_offload()), so no packet is in a section.
+ */
+static int eso_tx_order_bits_set(u32 bits)
+{
+	if (bits > ESO_TX_ORDER_BITS)
+		return -EINVAL;
+	if (module_refcount(THIS_MODULE))
+		return -EBUSY;
+	WRITE_ONCE(tx_order_bits, bits);
+	return 0;
+}
+
 int eso_tx_order_init(void)
 {
 	unsigned int i;
 
-	if (tx_order_bits > ESO_TX_ORDER_BITS) {
-		pr_err(ESO_NAME ": tx_order_bits=%u: at most %u\n", tx_order_bits,
-		       ESO_TX_ORDER_BITS);
-		return -EINVAL;
-	}
+	eso_debugfs_bool("tx_order", &tx_order);
+	eso_debugfs_u32_hook("tx_order_bits", &tx_order_bits,
+			     eso_tx_order_bits_set);
+	eso_debugfs_u32("tx_backlog_fault", &tx_backlog_fault);
 	for (i = 0; i < ARRAY_SIZE(eso_tx_stripes); i++) {
 		spin_lock_init(&eso_tx_stripes[i].lock);
 		eso_tx_stripes[i].owner = -1;

@@ -45,10 +45,8 @@
 
 static DEFINE_PER_CPU(struct page_pool *, eso_tx_pool);
 
+/* debugfs: N leaves the copy to skb_segment(), into new skb heads */
 static bool tx_recycle = true;
-module_param(tx_recycle, bool, 0644);
-MODULE_PARM_DESC(tx_recycle,
-		 "Copy the payload of segments to encrypt into recycled pages instead of new skb heads (default: Y)");
 
 /* Should @x's segments be left with TCP's pages, for eso_tx_pages_own()? */
 bool eso_tx_pages_wanted(const struct xfrm_state *x)
@@ -194,6 +192,7 @@ int eso_tx_pages_init(void)
 	};
 	unsigned int cpu;
 
+	eso_debugfs_bool("tx_recycle", &tx_recycle);
 	for_each_possible_cpu(cpu) {
 		struct page_pool *pool = page_pool_create(&pp);
 

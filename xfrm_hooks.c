@@ -163,10 +163,7 @@ static void eso_async_on_noqueue(struct net *net, const struct net_device *dev)
  * CRYPTO_DONE, as a NIC marks what it decrypted, and xfrm_input() checks
  * the replay window and strips the trailer (input_tail).
  */
-static bool null_nocrypt = true;
-module_param(null_nocrypt, bool, 0644);
-MODULE_PARM_DESC(null_nocrypt,
-		 "Carry esp-null SAs (no cipher, no auth) without the crypto API (default: Y)");
+static bool null_nocrypt = true;	/* debugfs: N walks the crypto API */
 
 /* Whether @x is esp-null that the module carries without a crypto call. */
 bool eso_null_nocrypt(const struct xfrm_state *x)
@@ -401,10 +398,7 @@ static struct crypto_aead *eso_batch_child(struct xfrm_state *x)
 	return esp_chacha_is_ours(ctx->child) ? ctx->child : NULL;
 }
 
-static bool tx_batch = true;
-module_param(tx_batch, bool, 0644);
-MODULE_PARM_DESC(tx_batch,
-		 "Encrypt all segments of a GSO packet in one call where the AEAD allows (default: Y)");
+static bool tx_batch = true;	/* debugfs: N encrypts each in eso_xmit() */
 
 /* The AEAD to batch @x's segments with, or NULL to leave them to eso_xmit(). */
 struct crypto_aead *eso_batch_aead(struct xfrm_state *x)
@@ -686,10 +680,7 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
  * segments are marked: a single packet's checksum may be whatever its
  * sender (a raw socket, say) put there.
  */
-static bool null_csum_once = true;
-module_param(null_csum_once, bool, 0644);
-MODULE_PARM_DESC(null_csum_once,
-		 "Mark esp-null segments' freshly computed checksums verified, for local receivers (default: Y)");
+static bool null_csum_once = true;	/* debugfs: N leaves them unmarked */
 
 /*
  * Finish the segments @segs of one super-packet of the esp-null SA @x:
@@ -742,10 +733,7 @@ struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
  * is inferred from the replay window exactly as xfrm_input() infers it.
  * Packets that cannot be set up are left alone: xfrm decrypts them.
  */
-static bool rx_batch = true;
-module_param(rx_batch, bool, 0644);
-MODULE_PARM_DESC(rx_batch,
-		 "Decrypt the queued packets of one SA in one call where the AEAD allows (default: Y)");
+static bool rx_batch = true;	/* debugfs: N leaves each to xfrm */
 
 /* The AEAD to decrypt runs of @x's packets with, or NULL to leave them to xfrm. */
 struct crypto_aead *eso_rx_batch_aead(struct xfrm_state *x)
@@ -965,6 +953,15 @@ static int eso_input_tail4(struct xfrm_state *x, struct sk_buff *skb)
 static int eso_input_tail6(struct xfrm_state *x, struct sk_buff *skb)
 {
 	return eso_input_tail(x, skb, true);
+}
+
+/* The switches of this file's paths, for tests (debugfs.c). */
+void eso_hooks_init(void)
+{
+	eso_debugfs_bool("null_nocrypt", &null_nocrypt);
+	eso_debugfs_bool("null_csum_once", &null_csum_once);
+	eso_debugfs_bool("tx_batch", &tx_batch);
+	eso_debugfs_bool("rx_batch", &rx_batch);
 }
 
 const struct xfrm_type_offload eso_type_offload4 = {

@@ -33,9 +33,9 @@ log() { echo "[$(date +%H:%M:%S)] $*"; }
 
 load_simd_crypto
 modprobe -a esp4 esp6 xfrm_user veth || exit 1
-insmod "$MOD" stage_timing=1 || { log "FATAL: insmod $MOD"; exit 1; }
+insmod "$MOD" && echo 1 > "$KNOBS/stage_timing" || { log "FATAL: insmod $MOD"; exit 1; }
 ns_setup tso-off || { log "FATAL: ns_setup"; exit 1; }
-P=/sys/module/esp_swoffload/parameters/stage_timing
+P=$KNOBS/stage_timing
 STAGES="ns_tx_segment ns_tx_xmit ns_rx_gro ns_rx_input"
 
 # stage counters summed over both netns (data one way, ACKs the other)
@@ -70,18 +70,18 @@ echo "hz 100" > /out/meta
 echo "stages $STAGES" >> /out/meta
 CELLS=${PROFILE_CELLS:-clear null gcm128 chacha}
 AB=${PROFILE_AB:-}
-[ -z "$AB" ] || [ -w /sys/module/esp_swoffload/parameters/"$AB" ] ||
+[ -z "$AB" ] || [ -w $KNOBS/"$AB" ] ||
 	{ log "FATAL: no module parameter $AB"; exit 1; }
 # run CELL under VARIANT ("-", "stage_timing=0" or "<param>=N|Y")
 run_variant() { # fam cell rep variant
 	local v=$4
-	[ "$v" != - ] && echo "${v#*=}" > /sys/module/esp_swoffload/parameters/"${v%=*}"
+	[ "$v" != - ] && echo "${v#*=}" > $KNOBS/"${v%=*}"
 	[ "$2" != clear ] && xfrm_setup "$2" transport "$1"
 	measure "$1" "$2" "$3" "$v"
 	[ "$2" != clear ] && xfrm_flush
-	[ "$v" != - ] && echo "$(cat /tmp/param.saved."${v%=*}")" > /sys/module/esp_swoffload/parameters/"${v%=*}"
+	[ "$v" != - ] && echo "$(cat /tmp/param.saved."${v%=*}")" > $KNOBS/"${v%=*}"
 }
-for p in stage_timing $AB; do cat /sys/module/esp_swoffload/parameters/$p > /tmp/param.saved.$p; done
+for p in stage_timing $AB; do cat $KNOBS/$p > /tmp/param.saved.$p; done
 for fam in $FAMS; do
 	for rep in $(seq "$REPS"); do
 		for cell in $CELLS; do

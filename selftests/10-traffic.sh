@@ -108,7 +108,7 @@ done
 # param_off_xfer PARAM MB: MB MiB a -> b over IPv4 with the module's boolean PARAM
 # off, then on again; reports "PARAM=0 ...: data"
 param_off_xfer() {
-	local p=/sys/module/esp_swoffload/parameters/$1 name="$1=0${3:+ $3}" why=
+	local p=$KNOBS/$1 name="$1=0${3:+ $3}" why=
 	echo 0 > "$p"
 	xfer a b "$IP4_B" "$2" || why=$XFER_WHY
 	echo 1 > "$p"
@@ -163,7 +163,7 @@ steer_xfer() {
 	xfer a b "$IP4_B" 2 || echo "$XFER_WHY"
 }
 if have_module && [ "$(nproc)" -ge 2 ] && xfrm_setup gcm128 transport 4 2> /dev/null; then
-	P=/sys/module/esp_swoffload/parameters/rx_steer
+	P=$KNOBS/rx_steer
 	st0=$(counter b rx_steered) g0=$(counter b rx_gro_packets)
 	why="$(steer_xfer 0)$(steer_xfer 1)"
 	st1=$(counter b rx_steered) g1=$(counter b rx_gro_packets)
@@ -183,7 +183,7 @@ fi
 # stage_timing: the ns_* counters (make profile) grow with it on, and only then
 ns_sum() { echo $(( $(counter a "$1") + $(counter b "$1") )); }
 if have_module && xfrm_setup gcm128 transport 4 2> /dev/null; then
-	P=/sys/module/esp_swoffload/parameters/stage_timing
+	P=$KNOBS/stage_timing
 	for on in 0 1; do
 		echo $on > $P
 		for st in ns_tx_segment ns_tx_xmit ns_rx_gro ns_rx_input; do eval "${st}_0=\$(ns_sum $st)"; done

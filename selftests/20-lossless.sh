@@ -52,7 +52,7 @@ ns_cleanup
 # the homes move every few hundred packets, wherever they arrive: the receiver's TCP
 # must see every segment in order (TcpExtTCPOFOQueue stays), none lost or retransmitted.
 rehome_case() {
-	local algo=$1 name="rehome $1" p=/sys/module/esp_swoffload/parameters
+	local algo=$1 name="rehome $1" p=$KNOBS
 	local mv0 mv1 fo0 fo1 ofo0 ofo1 errs rt0 rt1 dq0 dq
 	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup "$algo" transport 4 2>> "$T_TMP/err"; then
 		t_fail "$name: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
@@ -88,7 +88,7 @@ rehome_case() {
 # home back at its hash before each run, exactly one of the two CPUs is the SA's
 # home, and only the run pinned there must move it; with rx_rehome=N neither does.
 rehome_trigger_runs() { # -> the moves of the runs pinned to CPU 0 and to CPU 1
-	local c m0 m1 p=/sys/module/esp_swoffload/parameters out=
+	local c m0 m1 p=$KNOBS out=
 	for c in 0 1; do
 		echo N > $p/rx_rehome	# N puts every home back at its hash
 		echo "$1" > $p/rx_rehome
@@ -127,7 +127,7 @@ rehome_trigger_case() {
 # still blocked stopped that CPU's queue for good. Homes move every 150 packets
 # here while rx_rehome flips between N and Y every 20 ms.
 rehome_reset_case() {
-	local p=/sys/module/esp_swoffload/parameters mv0 mv1 flipper why=
+	local p=$KNOBS mv0 mv1 flipper why=
 	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup gcm128 transport 4 2>> "$T_TMP/err"; then
 		t_fail "rehome reset: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
 		return
@@ -154,7 +154,7 @@ rt_hog() { # CPU MICROSECONDS: spin at SCHED_FIFO on CPU (RT throttling leaves 5
 		while (( ${EPOCHREALTIME/./} < e )); do :; done' _ "$2"
 }
 rehome_starve_case() {
-	local name="rehome starved" p=/sys/module/esp_swoffload/parameters
+	local name="rehome starved" p=$KNOBS
 	local fo0 fo1 ofo0 ofo1 errs hogs c k
 	if [ "$(nproc)" -ne 2 ] || [ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" -lt 0 ]; then
 		t_skip "$name" "needs 2 CPUs and RT throttling"

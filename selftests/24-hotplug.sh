@@ -65,7 +65,7 @@ hotpluggable() {
 }
 
 hotplug_case() { # NAME ALGO REHOME_EVERY
-	local name=$1 algo=$2 p=/sys/module/esp_swoffload/parameters
+	local name=$1 algo=$2 p=$KNOBS
 	local ofo0 ofo1 bd0 bd1 errs plug rc forced dq0 dq tx0 rx0 tx rx
 	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup "$algo" transport 4 2>> "$T_TMP/err"; then
 		t_fail "$name: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"

@@ -55,17 +55,17 @@ for algo in ${ORDER_ALGOS:-chacha gcm128 chacha-tbf chacha-off}; do
 	seq0=$(seq_errors b)
 	rt0=$(tcp_retrans a) dq0=$(link_stat a va tx dropped)
 	rn0=$(counter a tx_renumbered || echo 0) ts0=$(counter a tx_segments || echo 0)
-	[ -n "$off" ] && echo 0 > /sys/module/esp_swoffload/parameters/tx_order
+	[ -n "$off" ] && echo 0 > $KNOBS/tx_order
 	udp_trickle a "$ADDR_B" "$SECS" > "$T_TMP/udp.n" &
 	upid=$!
 	if ! iperf_run a b "$ADDR_B" "$SECS" -A 0; then
 		wait $upid
-		[ -n "$off" ] && echo 1 > /sys/module/esp_swoffload/parameters/tx_order
+		[ -n "$off" ] && echo 1 > $KNOBS/tx_order
 		t_fail "$name: iperf3 ran" "$(head -c 600 "$IPERF_JSON" 2>/dev/null)"
 		continue
 	fi
 	wait $upid
-	[ -n "$off" ] && echo 1 > /sys/module/esp_swoffload/parameters/tx_order
+	[ -n "$off" ] && echo 1 > $KNOBS/tx_order
 	seq1=$(seq_errors b)
 	rt1=$(tcp_retrans a) dq1=$(link_stat a va tx dropped)
 	rn1=$(counter a tx_renumbered || echo 0)

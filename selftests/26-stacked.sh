@@ -69,7 +69,8 @@ if [ "$(nproc)" -lt 2 ]; then
 	return 0
 fi
 if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! unload_module ||
-   ! insmod "$ESP_MODULE" tx_order_bits=0 2>> "$T_TMP/err"; then
+   ! insmod "$ESP_MODULE" 2>> "$T_TMP/err" ||
+   ! echo 0 2>> "$T_TMP/err" > "$KNOBS/tx_order_bits"; then
 	t_fail "stacked: setup (netns, insmod tx_order_bits=0)" "$(cat "$T_TMP/err")"
 	have_module || insmod "$ESP_MODULE"
 	return 0

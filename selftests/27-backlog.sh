@@ -14,7 +14,7 @@
 # packets reordered beyond its window (XfrmInStateSeqError 18 and 21 in 2 of 10 cases:
 # the test five times in one 6.1 VM; README, Limitations).
 FAULTS=5
-P=/sys/module/esp_swoffload/parameters/tx_backlog_fault
+P=$KNOBS/tx_backlog_fault
 
 if ! have_module; then
 	t_skip "backlog: needs the module"

@@ -173,7 +173,7 @@ fi
 # CPU (rx_rehome off: the home stays put) as one run.
 esn_late_case() {
 	local port=5559 rx=$T_TMP/esn.rx key cpu base i seqs st0 rehome= failed seq_hi
-	local P=/sys/module/esp_swoffload/parameters st
+	local P=$KNOBS st
 	XFRM_REPLAY=32 xfrm_setup chacha transport 4 esn
 	key=$(ip -n a xfrm state get src "$IP4_A" dst "$IP4_B" proto esp spi $SPI_AB |
 		awk '$1 == "aead" {print $3}')
@@ -243,7 +243,7 @@ fi
 # count for good. At rx_async_max=8, eight of them would throttle RX until the
 # watchdog resets the count a second later.
 if have_module; then
-	P=/sys/module/esp_swoffload/parameters
+	P=$KNOBS
 	max0=$(cat $P/rx_async_max)
 	echo 8 > $P/rx_async_max
 	th0=$(ctr b rx_async_throttled) g0=$(ctr b rx_gro_packets)

@@ -119,7 +119,7 @@ noqueue_case() {
 # it drops them. Ten of them at rx_async_max=8 throttle RX with nothing in
 # flight to wake it; the watchdog must reset the count within a second or so.
 watchdog_case() {
-	local drv inst th0 mv0 max0 P=/sys/module/esp_swoffload/parameters seq key
+	local drv inst th0 mv0 max0 P=$KNOBS seq key
 	ns_setup tso-off
 	tc -n a qdisc replace dev va root pfifo
 	tc -n b qdisc replace dev vb root pfifo
@@ -180,10 +180,10 @@ else
 	async_case pcrypt 4 gcm128
 	async_case pcrypt 4 chacha
 	async_case pcrypt 6 gcm128
-	cap0=$(cat /sys/module/esp_swoffload/parameters/rx_async_max)
-	echo 8 > /sys/module/esp_swoffload/parameters/rx_async_max
+	cap0=$(cat $KNOBS/rx_async_max)
+	echo 8 > $KNOBS/rx_async_max
 	ASYNC_CAP=8 async_case pcrypt 4 gcm128
-	echo "$cap0" > /sys/module/esp_swoffload/parameters/rx_async_max
+	echo "$cap0" > $KNOBS/rx_async_max
 	watchdog_case
 	noqueue_case
 fi

@@ -47,12 +47,15 @@
 #                                   sha256 end to end; rc 0 if equal, else XFER_WHY says why
 #   iperf_run CLI_NS SRV_NS SRV_IP SECONDS [iperf3 client args]
 #                                   sets IPERF_BPS (receiver bits/s), IPERF_RETR, IPERF_JSON
+#   $KNOBS                          the module's switches for tests (debugfs):
+#                                   echo 0 > $KNOBS/rx_steer
 # Env: ESP_MODULE (path of the module; set => module assertions are mandatory).
 
 T_RESULTS=${T_RESULTS:-/tmp/selftests.results}
 [ -e "$T_RESULTS" ] || : > "$T_RESULTS"
 T_TMP=${T_TMP:-/tmp/selftests.tmp}
 mkdir -p "$T_TMP"
+KNOBS=/sys/kernel/debug/esp_swoffload
 
 # ---------------------------------------------------------------- TAP
 # (no forks here: process creation is slow under TCG)
