@@ -3,14 +3,15 @@
 # scripts/check.sh - the project's test suite (make check):
 #   install-deps; build for the newest 6.1.x and 6.12.x kernel; lint (one test);
 #   per kernel one VM running selftests/run.sh with that kernel's module; make bench's
-#   analysis and make sample's report on made-up runs, and a 3 s recording (one VM);
+#   analysis and the instruction counter's arithmetic on made-up runs, and the
+#   counter's calibration in a VM (bench/insn);
 #   the two-VM wire-compatibility test (module vs stock) per kernel in CHECK_PAIR_KERNELS.
 # Output: TAP-style "ok N - <kver> <test>" / "not ok N - ...", "# " diagnostics, and
 # last line exactly "N passed, N failed". Exit status 1 if anything failed.
 # Logs: build/check/ (per VM: guest.log, console.log, dmesg.log).
 # Env: CHECK_KERNELS ("6.1 6.12"), CHECK_PAIR_KERNELS ("6.1 6.12"; pairs after the first
 #      are skipped once CHECK_BUDGET seconds (2100) have elapsed), CHECK_LINT (1),
-#      CHECK_DEPS (1), CHECK_SAMPLE (1: test make sample), CHECK_VERBOSE (1: pass every
+#      CHECK_DEPS (1), CHECK_INSN (1: calibrate the instruction counter), CHECK_VERBOSE (1: pass every
 #      "# " line from the guests through),
 #      CHECK_VM_TIMEOUT (1500 s per selftests VM), CHECK_PAIR_TIMEOUT (600 s).
 set -u
@@ -132,36 +133,33 @@ else
 	tap fail "host bench.sh analysis (a made-up run)" "$out"
 fi
 
-# ---- make sample: the report's arithmetic, and one short recording through the monitor
-if [ "${CHECK_SAMPLE:-1}" = 1 ]; then
-	if out=$(python3 "$ROOT/scripts/sample.py" selftest 2>&1); then
-		tap ok "host sample.py report (a made-up run)"
-	else
-		tap fail "host sample.py report (a made-up run)" "$out"
-	fi
-	k=${KVERS[0]:-}
-	if [ -n "$k" ]; then
-		# A 3 s cell needs about a minute; a run that hangs (once in CI: a VM
-		# without a word from guest, recorder or console, see README) is retried
-		# once, and the first attempt's log goes into this log.
-		for try in 1 2; do
-			KV=$k SAMPLE_CELLS=clear SAMPLE_T=3 SAMPLE_TIMEOUT=480 \
-				"$ROOT/scripts/sample.sh" > "$LOG/sample.log" 2>&1 && break
-			[ $try = 1 ] || break
-			diag "make sample, first attempt failed; its log:"
-			sed 's/^/#   /' "$LOG/sample.log"
-		done
-		# the cell's row (at least 20 samples) and resolved kernel functions
-		rows=$(awk '$1 == "clear" && $3 >= 20' "$LOG/sample.log" | wc -l)
-		funcs=$(grep -cE '^ +[0-9.]+% +[0-9.]+ [a-z_]' "$LOG/sample.log")
-		if [ "$rows" -ge 1 ] && [ "$funcs" -ge 5 ]; then
-			tap ok "$k make sample (3 s of clear TCP, sampled from the host)"
+# ---- the instruction counter (bench/insn): its arithmetic, then its calibration in a VM:
+# a loop of a known instruction count within 0.1 %, a known rep movsb byte for byte
+if out=$(python3 "$ROOT/scripts/insn.py" selftest 2>&1); then
+	tap ok "host insn.py arithmetic (made-up snapshots)"
+else
+	tap fail "host insn.py arithmetic (made-up snapshots)" "$out"
+fi
+if [ "${CHECK_INSN:-1}" = 1 ] && [ -n "${KVERS[0]:-}" ]; then
+	k=${KVERS[0]} out=$LOG/insn-calib
+	mkdir -p "$out"
+	if make -s -C "$ROOT/bench/insn" OUT="$out/bin" > "$out/build.log" 2>&1; then
+		printf '#!/bin/bash\n%q 100\n' "$out/bin/insn-calib" > "$out/guest.sh"
+		chmod +x "$out/guest.sh"
+		rm -f "$out/insn.txt"
+		KV=$k TIMEOUT=600 VMRUN_QUIET=1 \
+			QEMU_EXTRA="-plugin $out/bin/insn-plugin.so,out=$out/insn.txt" \
+			"$ROOT/scripts/vmrun" "$out/guest.sh" "$out/vm" > "$out/vmrun.log" 2>&1
+		if res=$(python3 "$ROOT/scripts/insn.py" calib "$out/insn.txt" 100 2>&1); then
+			tap ok "$k insn-plugin calibration (known loop within 0.1 %, known rep movsb exact)" "$res"
 		else
-			tap fail "$k make sample (3 s of clear TCP, sampled from the host)" \
-				"$rows cell rows, $funcs function lines" "$(tail -15 "$LOG/sample.log")"
+			tap fail "$k insn-plugin calibration (known loop within 0.1 %, known rep movsb exact)" \
+				"$res" "$(tail -5 "$out/vmrun.log")"
 		fi
+	else
+		tap fail "host insn-plugin build" "$(tail -10 "$out/build.log")"
 	fi
-	diag "sample done at $(elapsed) s"
+	diag "insn calibration done at $(elapsed) s"
 fi
 
 # ---- wire compatibility, two VMs (module <-> stock) per kernel
