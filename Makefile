@@ -10,8 +10,7 @@
 #   make demo-swan       the same with SAs negotiated by strongSwan (IKEv2)
 #   make bench           the full benchmark (bench/results.json, bench/results.png)
 #   make soak            SOAK_MIN (10) minutes of traffic, floods, async and reloads
-#   make profile         CPU-s/GB split into the module's stages (stage_timing=1)
-#   make sample          a function-level profile, sampled from the host (QEMU monitor)
+#   make profile         guest instructions per byte by kernel function (QEMU plugin)
 #   make check-debug     the selftests on a kernel built with KASAN, kmemleak, lockdep
 #                        and UBSAN (built first: about 35 minutes on 2 cores)
 #   make dkms-install    build and install with DKMS for every installed kernel
@@ -53,9 +52,6 @@ soak:
 profile:
 	scripts/profile.sh
 
-sample:
-	scripts/sample.sh
-
 # make check plus the DKMS install test in the guest (slow: it compiles under TCG)
 check-dkms:
 	DKMS_SELFTEST=1 scripts/check.sh
@@ -70,4 +66,4 @@ dkms-install:
 dkms-remove:
 	scripts/dkms-install.sh --remove
 
-.PHONY: modules clean lint deps check check-dkms check-debug demo demo-swan bench soak profile sample dkms-install dkms-remove
+.PHONY: modules clean lint deps check check-dkms check-debug demo demo-swan bench soak profile dkms-install dkms-remove

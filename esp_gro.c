@@ -188,24 +188,14 @@ not_ours:
 	return NULL;
 }
 
-static struct sk_buff *eso_gro_receive_timed(struct sk_buff *skb, bool ipv6)
-{
-	struct net *net = dev_net(skb->dev);
-	u64 t0 = eso_stage_start();
-	struct sk_buff *ret = eso_gro_receive(skb, ipv6);
-
-	eso_stage_end(net, ESO_NS_RX_GRO, t0);
-	return ret;
-}
-
 struct sk_buff *eso_gro_receive4(struct list_head *head, struct sk_buff *skb)
 {
-	return eso_gro_receive_timed(skb, false);
+	return eso_gro_receive(skb, false);
 }
 
 struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb)
 {
-	return eso_gro_receive_timed(skb, true);
+	return eso_gro_receive(skb, true);
 }
 
 /*

@@ -303,30 +303,25 @@ bad:
 	return ERR_PTR(-EINVAL);
 }
 
-static struct sk_buff *eso_gso_segment_timed(struct sk_buff *skb,
-					     netdev_features_t features,
-					     bool ipv6)
+static struct sk_buff *eso_gso_segment_dev(struct sk_buff *skb,
+					   netdev_features_t features,
+					   bool ipv6)
 {
 	struct net_device *dev = eso_out_dev(skb);
-	struct sk_buff *segs;
-	u64 t0;
 
 	if (unlikely(!dev))
 		return ERR_PTR(-EINVAL);
-	t0 = eso_stage_start();
-	segs = eso_gso_segment(skb, dev, features, ipv6);
-	eso_stage_end(dev_net(dev), ESO_NS_TX_SEGMENT, t0);
-	return segs;
+	return eso_gso_segment(skb, dev, features, ipv6);
 }
 
 struct sk_buff *eso_gso_segment4(struct sk_buff *skb,
 				 netdev_features_t features)
 {
-	return eso_gso_segment_timed(skb, features, false);
+	return eso_gso_segment_dev(skb, features, false);
 }
 
 struct sk_buff *eso_gso_segment6(struct sk_buff *skb,
 				 netdev_features_t features)
 {
-	return eso_gso_segment_timed(skb, features, true);
+	return eso_gso_segment_dev(skb, features, true);
 }

@@ -21,7 +21,6 @@
 
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
-#include <linux/sched/clock.h>
 #include <net/xfrm.h>
 
 #define ESO_NAME "esp_swoffload"
@@ -57,11 +56,6 @@ enum eso_counter {
 	ESO_RX_REHOME_FORCED,	/* ...completed before the old home drained */
 	ESO_RX_CPU_OFFLINE,	/* queued on a CPU that went offline */
 	ESO_FALLBACK_GSO_BAD,	/* GSO skb we cannot segment as ESP */
-	/* nanoseconds spent in each stage, counted only with stage_timing=Y */
-	ESO_NS_TX_SEGMENT,	/* eso_gso_segment(): segment, number, batch */
-	ESO_NS_TX_XMIT,		/* eso_xmit(): per-segment ESP output + AEAD */
-	ESO_NS_RX_GRO,		/* the GRO callback: SA lookup, checks, steer */
-	ESO_NS_RX_INPUT,	/* steering NAPI: batch decrypt + xfrm_input() */
 	ESO_NR_COUNTERS
 };
 
@@ -70,25 +64,6 @@ void eso_count_add(const struct net *net, enum eso_counter c, u64 n);
 static inline void eso_count(const struct net *net, enum eso_counter c)
 {
 	eso_count_add(net, c, 1);
-}
-
-/*
- * Stage timing (debugfs stage_timing): the module times its own stages
- * with the scheduler clock. Off by default: eso_stage_start() then returns
- * 0 and eso_stage_end() does nothing.
- */
-extern bool eso_stage_timing;
-
-static inline u64 eso_stage_start(void)
-{
-	return READ_ONCE(eso_stage_timing) ? local_clock() : 0;
-}
-
-static inline void eso_stage_end(const struct net *net, enum eso_counter c,
-				 u64 t0)
-{
-	if (t0)
-		eso_count_add(net, c, local_clock() - t0);
 }
 
 int eso_stats_init(void);

@@ -144,7 +144,6 @@ static void eso_rx_deliver(struct sk_buff *skb)
 	struct xfrm_state *x = eso_rx_skb_state(skb);
 	struct net_device *dev = skb->dev;
 	struct sk_buff *prev = this_cpu_read(eso_rx_cur);
-	u64 t0 = eso_stage_start();
 	bool track;
 
 	/*
@@ -175,7 +174,6 @@ static void eso_rx_deliver(struct sk_buff *skb)
 		this_cpu_write(eso_rx_cur, prev);
 	}
 	rcu_read_unlock();
-	eso_stage_end(dev_net(dev), ESO_NS_RX_INPUT, t0);
 	dev_put(dev);
 }
 
@@ -218,7 +216,6 @@ static void eso_rx_take(struct sk_buff_head *batch, struct sk_buff_head *run,
 	struct sk_buff *skb = __skb_dequeue(batch);
 	struct xfrm_state *x = eso_rx_skb_state(skb);
 	struct crypto_aead *child = eso_rx_batch_aead(x);
-	u64 t0;
 
 	__skb_queue_tail(run, skb);
 	if (!child)
@@ -229,10 +226,7 @@ static void eso_rx_take(struct sk_buff_head *batch, struct sk_buff_head *run,
 		__skb_unlink(skb, batch);
 		__skb_queue_tail(run, skb);
 	}
-	t0 = eso_stage_start();
 	eso_decrypt_run(x, child, run);
-	/* the run's skbs still hold their devices (eso_rx_steer) */
-	eso_stage_end(xs_net(x), ESO_NS_RX_INPUT, t0);
 }
 
 static int eso_rxq_poll(struct napi_struct *napi, int budget)

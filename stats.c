@@ -55,14 +55,7 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_RX_REHOME_FORCED]	= "rx_rehome_forced",
 	[ESO_RX_CPU_OFFLINE]	= "rx_cpu_offline",
 	[ESO_FALLBACK_GSO_BAD]	= "fallback_gso_bad",
-	[ESO_NS_TX_SEGMENT]	= "ns_tx_segment",
-	[ESO_NS_TX_XMIT]	= "ns_tx_xmit",
-	[ESO_NS_RX_GRO]		= "ns_rx_gro",
-	[ESO_NS_RX_INPUT]	= "ns_rx_input",
 };
-
-/* debugfs stage_timing: count the ns spent in each stage (ns_* counters) */
-bool eso_stage_timing;
 
 void eso_count_add(const struct net *net, enum eso_counter c, u64 n)
 {
@@ -119,7 +112,6 @@ static struct pernet_operations eso_net_ops = {
 
 int eso_stats_init(void)
 {
-	eso_debugfs_bool("stage_timing", &eso_stage_timing);
 	return register_pernet_subsys(&eso_net_ops);
 }
 

@@ -321,7 +321,6 @@ static int eso_xmit_single(struct xfrm_state *x, struct sk_buff *skb,
 
 static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 {
-	u64 t0 = eso_stage_start();
 	struct esp_info esp;
 	s64 low;
 	int err;
@@ -354,7 +353,6 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 	}
 	if (err && err != -EINPROGRESS)
 		eso_count(xs_net(x), ESO_TX_ERRORS);
-	eso_stage_end(xs_net(x), ESO_NS_TX_XMIT, t0);
 	return err;
 }
 

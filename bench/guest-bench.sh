@@ -16,6 +16,8 @@
 #   PHASES   e.g. "stock:clear_tso,clear_gso,null,gcm,chacha offload:null,gcm,chacha"
 #   MODULE   path of esp_swoffload.ko (host path, visible here), or empty
 #   TCRYPT   1 to measure the raw AEAD ceiling with tcrypt first, 0 to skip
+#   INSN_MARK path of bench/insn's insn-mark (the VM runs under insn-plugin.so), or
+#            empty: each run is bracketed by two markers, tags in runs.tsv
 # Output: /out/runs.tsv (one line per iperf3 run), /out/raw/* (iperf3 JSON, tcrypt dmesg,
 #   /proc/net/esp_swoffload snapshots), progress on stdout (-> /out/guest.log).
 set -u
@@ -181,7 +183,7 @@ set_mode() {
 }
 
 # ---------------------------------------------------------------------------- one run
-echo -e "mode\tcell\tfam\trep\tstatus\tbusy_jiffies\thz\tesp_bytes\ttx_segments\trx_gro_packets\tfallback_drop\tjson\tnote" >"$RUNS"
+echo -e "mode\tcell\tfam\trep\tstatus\tbusy_jiffies\thz\tesp_bytes\ttx_segments\trx_gro_packets\tfallback_drop\tjson\tnote\tinsn_t0\tinsn_t1" >"$RUNS"
 HZ=$(getconf CLK_TCK)
 CUR_MODE=
 NRUN=0
@@ -191,11 +193,14 @@ for ph in $PHASES; do
 	NTOTAL=$((NTOTAL + n * REPS * $(echo $FAMS | wc -w)))
 done
 
-record() { # mode cell fam rep status busy esp txs rxg fb json note
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-		"$1" "$2" "$3" "$4" "$5" "$6" "$HZ" "$7" "$8" "$9" "${10}" "${11}" "${12}" >>"$RUNS"
+record() { # mode cell fam rep status busy esp txs rxg fb json note [insn_t0 insn_t1]
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+		"$1" "$2" "$3" "$4" "$5" "$6" "$HZ" "$7" "$8" "$9" "${10}" "${11}" "${12}" \
+		"${13:--}" "${14:--}" >>"$RUNS"
 	sync
 }
+# mark TAG: an instruction-count snapshot (no-op without the plugin)
+mark() { [ -z "${INSN_MARK:-}" ] || "$INSN_MARK" "$1"; }
 
 run_cell() { # MODE CELL FAM REP
 	local mode=$1 cell=$2 fam=$3 rep=$4 s d p note=
@@ -219,10 +224,13 @@ run_cell() { # MODE CELL FAM REP
 	local j0 j1 base=$RAW/$mode-$cell-v$fam-r$rep
 	local json=$base.json
 	snap "$base.counters0"
+	local t0=$((2 * NRUN - 1)) t1=$((2 * NRUN))
+	mark $t0
 	j0=$(busy_jiffies)
 	timeout $((T + 40)) ip netns exec a iperf3 -c $d -t "$T" -J --connect-timeout 5000 >"$json" 2>"$json.err"
 	local rc=$?
 	j1=$(busy_jiffies)
+	mark $t1
 	snap "$base.counters1"
 	local tx rx fb vd st
 	read -r tx rx fb vd st <<<"$(deltas "$base.counters0" "$base.counters1")"
@@ -240,7 +248,8 @@ run_cell() { # MODE CELL FAM REP
 		END{printf "%.1f %d", b/1e6, r}' "$json" 2>/dev/null)
 	local status=ok
 	[ $rc -ne 0 ] && { status=fail; note="iperf3 rc=$rc $(head -c 200 "$json.err" | tr '\t\n' '  ')"; }
-	record "$mode" "$cell" "$fam" "$rep" $status $((j1 - j0)) "$esp" "$tx" "$rx" "$fb" "$(basename "$json")" "$note"
+	record "$mode" "$cell" "$fam" "$rep" $status $((j1 - j0)) "$esp" "$tx" "$rx" "$fb" "$(basename "$json")" "$note" \
+		"$([ -n "${INSN_MARK:-}" ] && echo $t0 || echo -)" "$([ -n "${INSN_MARK:-}" ] && echo $t1 || echo -)"
 	local extra=" veth drops+$vd"
 	# steered: the share of packets decrypted on another CPU than the one that
 	# took them at GRO (on veth, the sender's); the rest competed with the sender

@@ -180,26 +180,6 @@ if have_module && [ "$(nproc)" -ge 2 ] && xfrm_setup gcm128 transport 4 2> /dev/
 	t_expect "rx_steer=0: none handed over (rx_steered +$((${st1:-0} - ${st0:-0})))" "${st1:-missing}" -eq "${st0:-missing}"
 fi
 
-# stage_timing: the ns_* counters (make profile) grow with it on, and only then
-ns_sum() { echo $(( $(counter a "$1") + $(counter b "$1") )); }
-if have_module && xfrm_setup gcm128 transport 4 2> /dev/null; then
-	P=$KNOBS/stage_timing
-	for on in 0 1; do
-		echo $on > $P
-		for st in ns_tx_segment ns_tx_xmit ns_rx_gro ns_rx_input; do eval "${st}_0=\$(ns_sum $st)"; done
-		xfer a b "$IP4_B" 1 || t_diag "stage timing: transfer failed: $XFER_WHY"
-		for st in ns_tx_segment ns_tx_xmit ns_rx_gro ns_rx_input; do
-			eval "v0=\$${st}_0"; v1=$(ns_sum $st)
-			if [ $on = 1 ]; then
-				t_expect "stage timing on: $st grows (+$((v1 - v0)) ns)" "$v1" -gt "$v0"
-			else
-				t_expect "stage timing off: $st stays" "$v1" -eq "$v0"
-			fi
-		done
-	done
-	echo 0 > $P
-fi
-
 # IPv6 transport mode behind a destination options header (a sticky IPV6_DSTOPTS,
 # 8 bytes of PadN), which stays in front of ESP: ESP's next header and the
 # segmentation must find TCP behind it.

@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The analysis of a `make bench` run (scripts/bench.sh): medians, goals, JSON, chart data.
+
+  bench_analyze.py RUN_DIR RESULTS_DIR   table on stdout, RESULTS_DIR/results.json,
+                                         RUN_DIR/plot-*.dat and table.txt
+  bench_analyze.py --selftest            a made-up run with known answers
+
+The measure is guest instructions per payload byte (bench/insn/insn-plugin.c, both
+vCPUs, the whole guest: both ends of the connection), "native-equivalent" as
+scripts/insn.py prices rep-string instructions; raw counts are kept next to them.
+Mbit/s and CPU-s/GB are TCG time, secondary. Native timings of the crypto code on the
+host (bench/native, RUN_DIR/native.txt) are added when present.
+"""
+import csv
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import insn  # noqa: E402
+
+CELLS = [("clear_tso", "clear, TSO on"), ("clear_gso", "clear, TSO off + GSO/GRO"),
+         ("null", "esp-null"), ("gcm", "rfc4106(gcm(aes)) 128"),
+         ("chacha", "rfc7539esp(chacha20,poly1305)")]
+MODES = [("stock", "stock esp"), ("offload", "+esp_offload"), ("module", "+esp_swoffload")]
+PLABEL = {"clear_tso": "clear, TSO on", "clear_gso": "clear, TSO off", "null": "esp-null",
+          "gcm": "AES-GCM-128", "chacha": "ChaCha20-Poly1305"}
+
+# (name, numerator (cell, mode), denominator (cell, mode), op, target): issues #26, #27
+GOALS = [
+    ("esp-null module / clear (TSO off)", ("null", "module"), ("clear_gso", "stock"), "<=", 1.4),
+    ("esp-null module / esp-null esp_offload", ("null", "module"), ("null", "offload"), "<=", 0.5),
+    ("chacha module / chacha esp_offload", ("chacha", "module"), ("chacha", "offload"), "<=", 0.6),
+    ("gcm module / esp-null module", ("gcm", "module"), ("null", "module"), "<=", 1.25),
+    ("gcm module / gcm esp_offload", ("gcm", "module"), ("gcm", "offload"), "<=", 0.6),
+]
+
+
+def med(v):
+    v = [x for x in v if x is not None]
+    return statistics.median(v) if v else None
+
+
+def load_runs(out):
+    snaps = None
+    ipath = os.path.join(out, "insn.txt")
+    if os.path.exists(ipath):
+        snaps, _ = insn.read_snaps(ipath)
+    runs = []
+    with open(os.path.join(out, "runs.tsv")) as f:
+        for r in csv.DictReader(f, delimiter="\t"):
+            r["fam"] = int(r["fam"])
+            if r["status"] == "ok":
+                try:
+                    d = json.load(open(os.path.join(out, "raw", r["json"])))
+                    if d.get("error"):
+                        raise ValueError(d["error"])
+                    e = d["end"]
+                    r["mbps"] = e["sum_received"]["bits_per_second"] / 1e6
+                    r["bytes"] = e["sum_received"]["bytes"]
+                    r["retrans"] = e["sum_sent"].get("retransmits", 0)
+                    hz = int(r["hz"]) or 100
+                    r["cpu_s"] = int(r["busy_jiffies"]) / hz
+                    r["cpu_s_per_gb"] = r["cpu_s"] / (r["bytes"] / 1e9) if r["bytes"] else None
+                    esp = int(r["esp_bytes"] or 0)
+                    r["esp_ok"] = None if r["cell"].startswith("clear") else esp >= 0.9 * r["bytes"]
+                    r["insn_native"] = r["insn_raw"] = None
+                    t0, t1 = r.get("insn_t0", "-"), r.get("insn_t1", "-")
+                    if snaps is not None and t0 not in ("-", None, ""):
+                        iv = insn.interval(snaps, int(t0), int(t1))
+                        r["insn_native"] = iv["native"] / r["bytes"]
+                        r["insn_raw"] = iv["raw"] / r["bytes"]
+                        r["insn_kernel"] = iv["native_kernel"] / r["bytes"]
+                        r["rep_bytes_per_B"] = iv["rep_bytes"] / r["bytes"]
+                except Exception as ex:  # noqa: BLE001 - report, do not invent
+                    r["status"] = "fail"
+                    r["note"] = "run data: %s" % ex
+            runs.append(r)
+    return runs
+
+
+def build_cells(runs):
+    cells = {}
+    for r in runs:
+        k = (r["fam"], r["cell"], r["mode"])
+        c = cells.setdefault(k, {"family": "IPv%d" % r["fam"], "cell": r["cell"],
+                                 "mode": r["mode"], "runs": [], "skipped": [], "failed": []})
+        if r["status"] == "ok":
+            run = {x: r.get(x) for x in ("mbps", "bytes", "retrans", "cpu_s", "cpu_s_per_gb",
+                                         "esp_ok", "insn_native", "insn_raw", "insn_kernel",
+                                         "rep_bytes_per_B")}
+            for x in ("rep", "esp_bytes", "tx_segments", "rx_gro_packets", "fallback_drop"):
+                run[x] = int(r[x] or 0)
+            c["runs"].append(run)
+        elif r["status"] == "skip":
+            c["skipped"].append(r["note"])
+        else:
+            c["failed"].append(r["note"])
+    for c in cells.values():
+        rs = c["runs"]
+        c["n"] = len(rs)
+        for key in ("mbps", "cpu_s_per_gb", "insn_native", "insn_raw", "retrans"):
+            vals = [x[key] for x in rs if x[key] is not None]
+            c[key + "_median"] = med(vals)
+            c[key + "_min"] = min(vals) if vals else None
+            c[key + "_max"] = max(vals) if vals else None
+        m = c["insn_native_median"]
+        c["insn_native_spread"] = ((c["insn_native_max"] - c["insn_native_min"]) / m
+                                   if m else None)
+        c["retrans_total"] = sum(x["retrans"] for x in rs) if rs else None
+        c["esp_verified"] = (None if c["cell"].startswith("clear") else
+                             (all(x["esp_ok"] for x in rs) if rs else None))
+        if c["mode"] == "module":
+            c["fastpath_verified"] = (all(x["tx_segments"] > 0 and x["rx_gro_packets"] > 0
+                                          for x in rs) if rs else None)
+    return cells
+
+
+def goals_of(cells, fams):
+    goals = []
+    for fam in fams:
+        for name, num, den, op, target in GOALS:
+            a, b = cells.get((fam,) + num), cells.get((fam,) + den)
+            av = a["insn_native_median"] if a else None
+            bv = b["insn_native_median"] if b else None
+            v = av / bv if av is not None and bv else None
+            st = "n/a" if v is None else ("PASS" if v <= target else "MISS")
+            if v is None and a and a["failed"] and not a["n"]:
+                st = "MISS"
+            goals.append({"goal": name + " (native insn/B)", "family": "IPv%d" % fam,
+                          "value": v, "op": op, "target": target, "status": st})
+        for cell, lab in (("null", "esp-null"), ("gcm", "gcm"), ("chacha", "chacha")):
+            c = cells.get((fam, cell, "module"))
+            tot = c["retrans_total"] if c and c["n"] else None
+            st = "n/a" if tot is None else ("PASS" if tot == 0 and not c["failed"] else "MISS")
+            goals.append({"goal": "retransmits %s module (all reps)" % lab,
+                          "family": "IPv%d" % fam, "value": tot, "op": "==", "target": 0,
+                          "status": st})
+    return goals
+
+
+def read_native(out):
+    """bench/native's lines "native AEAD IMPL BYTES CPB [INSN_PER_B]" (scripts/bench.sh
+    saves them in RUN_DIR/native.txt)."""
+    path = os.path.join(out, "native.txt")
+    rows = []
+    if not os.path.exists(path):
+        return rows
+    for line in open(path, errors="replace"):
+        p = line.split()
+        if len(p) >= 5 and p[0] == "native":
+            rows.append({"aead": p[1], "impl": p[2], "bytes": int(p[3]), "cycles_per_byte": float(p[4])})
+    return rows
+
+
+def f(v, fmt):
+    return "-" if v is None else fmt % v
+
+
+def table(cells, goals, fams, meta, native):
+    kv, T, reps = meta["kernel"], meta["T"], meta["reps"]
+    L = ["esp_swoffload benchmark: kernel %s, 2 vCPU (qemu TCG), iperf3 single stream, -t %s, "
+         "%s rep(s), medians" % (kv, T, reps),
+         "insn/B: guest instructions per payload byte, both ends, native-equivalent "
+         "(rep strings at 1 + bytes/%d); raw in ()" % insn.REP_BYTES_PER_INSN,
+         "%-5s %-30s %-15s %8s %8s %7s %9s %6s %8s  %s" % (
+             "fam", "cell", "kernel", "insn/B", "(raw)", "spread", "Mbit/s", "CPU/GB",
+             "retrans", "check")]
+    for fam in fams:
+        for cell, clab in CELLS:
+            for mode, mlab in MODES:
+                c = cells.get((fam, cell, mode))
+                if not c:
+                    continue
+                if cell.startswith("clear"):
+                    mlab = "-"
+                chk = []
+                if c["esp_verified"] is True:
+                    chk.append("ESP ok")
+                if c["esp_verified"] is False:
+                    chk.append("NOT ESP?!")
+                if c.get("fastpath_verified") is True:
+                    chk.append("fast path ok")
+                if c.get("fastpath_verified") is False:
+                    chk.append("FAST PATH NOT USED")
+                if c["skipped"]:
+                    chk.append("skipped: " + c["skipped"][0])
+                if c["failed"]:
+                    chk.append("%d failed: %s" % (len(c["failed"]), c["failed"][0][:60]))
+                rt = ("-" if c["retrans_median"] is None else
+                      "%d/%d" % (c["retrans_median"], c["retrans_total"]))
+                L.append("v%-4d %-30s %-15s %8s %8s %7s %9s %6s %8s  %s" % (
+                    fam, clab, mlab, f(c["insn_native_median"], "%.2f"),
+                    f(c["insn_raw_median"], "(%.2f)"),
+                    f(c["insn_native_spread"] and 100 * c["insn_native_spread"], "%.1f%%"),
+                    f(c["mbps_median"], "%.1f"), f(c["cpu_s_per_gb_median"], "%.0f"), rt,
+                    ", ".join(chk)))
+        L.append("")
+    L.append("spread = (max - min) / median of insn/B over the reps; retrans = median/total; "
+             "CPU/GB = guest CPU-seconds per GB received (TCG time)")
+    if native:
+        L.append("")
+        L.append("native crypto on the host CPU (bench/native), cycles per byte:")
+        for r in native:
+            L.append("  %-22s %-10s %5d B  %6.2f c/B" % (r["aead"], r["impl"], r["bytes"],
+                                                       r["cycles_per_byte"]))
+    L.append("")
+    L.append("goals (each ratio from this one run):")
+    for g in goals:
+        v = g["value"]
+        vs = "-" if v is None else ("%d" % v if g["op"] == "==" else "%.2f" % v)
+        L.append("  %-4s %-56s %-5s %8s  (goal %s %s)" % (g["status"], g["goal"], g["family"],
+                                                         vs, g["op"], g["target"]))
+    if meta.get("modnote"):
+        L += ["", "NOTE: " + meta["modnote"] + "; module cells were not measured."]
+    if str(meta.get("vrc", "0")) != "0":
+        L.append("NOTE: the VM run ended with status %s; results may be partial." % meta["vrc"])
+    return "\n".join(L)
+
+
+def write_plot_data(out, cells):
+    for key, fn in (("insn_native_median", "plot-insn-v%d.dat"), ("mbps_median", "plot-mbps-v%d.dat")):
+        for fam in (4, 6):
+            with open(os.path.join(out, fn % fam), "w") as pf:
+                pf.write("# cell stock offload module\n")
+                for cell, _ in CELLS:
+                    vals = []
+                    for m, _ in MODES:
+                        c = cells.get((fam, cell, m))
+                        vals.append(c.get(key) if c else None)
+                    pf.write('"%s" %s\n' % (PLABEL[cell], " ".join(
+                        "-" if v is None else "%.3f" % v for v in vals)))
+
+
+def analyze(out, resdir, meta):
+    runs = load_runs(out)
+    cells = build_cells(runs)
+    fams = sorted({r["fam"] for r in runs})
+    goals = goals_of(cells, fams)
+    native = read_native(out)
+    text = table(cells, goals, fams, meta, native)
+    res = {"kernel": meta["kernel"], "analyzed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+           "vcpus": 2, "iperf3_seconds": int(meta["T"]), "repetitions": int(meta["reps"]),
+           "module": meta.get("module") or None, "module_note": meta.get("modnote") or None,
+           "vm_status": int(meta.get("vrc", 0)), "raw_dir": meta.get("raw_dir"),
+           "cost_model": "native-equivalent instructions: every instruction as retired, but "
+                         "a rep-prefixed string instruction once per start plus one per %d bytes "
+                         "it moves; raw: as TCG executed them" % insn.REP_BYTES_PER_INSN,
+           "cells": sorted(cells.values(), key=lambda c: (c["family"], c["cell"], c["mode"])),
+           "native_crypto": native, "goals": goals}
+    json.dump(res, open(os.path.join(resdir, "results.json"), "w"), indent=1)
+    open(os.path.join(out, "table.txt"), "w").write(text + "\n")
+    write_plot_data(out, cells)
+    return text, res
+
+
+def selftest():
+    import tempfile
+    d = tempfile.mkdtemp()
+    os.makedirs(os.path.join(d, "raw"))
+    hdr = ("mode cell fam rep status busy_jiffies hz esp_bytes tx_segments rx_gro_packets "
+           "fallback_drop json note insn_t0 insn_t1").split()
+    # cell: (mode, cell, native insns per byte, Mbit/s); 1 GB each run
+    made = [("stock", "clear_gso", 3.0, 800), ("offload", "null", 8.0, 300),
+            ("module", "null", 4.0, 600), ("offload", "gcm", 14.0, 100),
+            ("module", "gcm", 5.6, 250), ("offload", "chacha", 27.0, 90),
+            ("module", "chacha", 18.0, 300)]
+    nbytes = 10 ** 9
+    rows, snap = [], []
+    for i, (mode, cell, ipb, mbps) in enumerate(made):
+        t0, t1 = 2 * i + 1, 2 * i + 2
+        js = "%s-%s-v4-r1.json" % (mode, cell)
+        json.dump({"end": {"sum_received": {"bits_per_second": mbps * 1e6, "bytes": nbytes},
+                           "sum_sent": {"retransmits": 0}}},
+                  open(os.path.join(d, "raw", js), "w"))
+        rows.append([mode, cell, "4", "1", "ok", "1000", "100", str(nbytes), "10", "10", "0",
+                     js, "", str(t0), str(t1)])
+        # all of it on vCPU 0 in the kernel; half of it as one rep movsb of 64 bytes per
+        # 32 bytes of payload would be: execs 64/B, starts 0, bytes 64/B -> 2/B native
+        base = 10 ** 12 * i
+        k = int(ipb * nbytes) - 2 * nbytes + 64 * nbytes
+        snap.append("snap %d 0 0 %d 0 0 0 0 0 0 0" % (t0, base))
+        snap.append("snap %d 0 1 0 0 0 0 0 0 0 0" % t0)
+        snap.append("snap %d 0 0 %d 0 %d 0 0 0 %d 0" % (t1, base + k, 64 * nbytes, 64 * nbytes))
+        snap.append("snap %d 0 1 0 0 0 0 0 0 0 0" % t1)
+    with open(os.path.join(d, "runs.tsv"), "w") as fo:
+        fo.write("\t".join(hdr) + "\n")
+        for r in rows:
+            fo.write("\t".join(r) + "\n")
+    open(os.path.join(d, "insn.txt"), "w").write("\n".join(snap) + "\n")
+    open(os.path.join(d, "native.txt"), "w").write(
+        "native chacha20poly1305 avx2 1420 2.00\nnative chacha20poly1305 openssl 1420 2.13\n")
+    meta = {"kernel": "made-up", "T": 5, "reps": 1}
+    _, res = analyze(d, d, meta)
+    g = {x["goal"].replace(" (native insn/B)", ""): x for x in res["goals"]}
+    want = {"esp-null module / clear (TSO off)": (4 / 3, "PASS"),
+            "esp-null module / esp-null esp_offload": (0.5, "PASS"),
+            "chacha module / chacha esp_offload": (18 / 27, "MISS"),
+            "gcm module / esp-null module": (1.4, "MISS"),
+            "gcm module / gcm esp_offload": (0.4, "PASS")}
+    bad = []
+    for k, (v, st) in want.items():
+        if abs(g[k]["value"] - v) > 1e-6 or g[k]["status"] != st:
+            bad.append("%s: %r %s, want %r %s" % (k, g[k]["value"], g[k]["status"], v, st))
+    if len(res["native_crypto"]) != 2:
+        bad.append("native rows: %r" % res["native_crypto"])
+    print("\n".join(bad) or "bench_analyze selftest: ok")
+    return 1 if bad else 0
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[1] == "--selftest":
+        return selftest()
+    out, resdir = argv[1], argv[2]
+    meta = {"kernel": os.environ.get("KV", "?"), "T": os.environ.get("T", "0"),
+            "reps": os.environ.get("REPS", "0"), "module": os.environ.get("MODULE", ""),
+            "modnote": os.environ.get("MODNOTE", ""), "vrc": os.environ.get("VRC", "0"),
+            "raw_dir": os.environ.get("RAW_DIR", out)}
+    text, _ = analyze(out, resdir, meta)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
