@@ -54,11 +54,12 @@ for mode in ${PROFILE_MODES:-module}; do
 			seg0=$(counter a tx_segments 2>/dev/null || echo 0)
 			_next_port
 			nsx b timeout $((T + 60)) iperf3 -s -1 -p $_T_PORT > /dev/null 2>&1 &
+			srv=$!
 			wait_listen b $_T_PORT
 			"$MARK" $t0
 			nsx a timeout $((T + 60)) iperf3 -c "$dst" -p $_T_PORT -t "$T" -J > "$T_TMP/p.json"
 			"$MARK" $t1
-			wait
+			wait $srv
 			seg1=$(counter a tx_segments 2>/dev/null || echo 0)
 			bytes=$(jq -r '.end.sum_received.bytes' "$T_TMP/p.json")
 			retr=$(jq -r '.end.sum_sent.retransmits' "$T_TMP/p.json")

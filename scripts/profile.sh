@@ -9,9 +9,8 @@
 # path). Prints per run the top kernel functions in instructions per payload byte and
 # per 1448-byte segment (both ends: the whole guest), and per ESP run what it costs
 # over clear TCP, by kind (crypto, xfrm, the module, checksums, copies, allocation,
-# GRO, segmentation, ...) and by function. Counts are raw: the plugin's per-block
-# counts, rep-string elements each as TCG executes them (the run's totals are also
-# given native-equivalent, see scripts/insn.py).
+# GRO, segmentation, ...) and by function. Counts are native-equivalent
+# (scripts/insn.py): a rep-string instruction once per start plus its bytes / 32.
 #
 # Env: KV (default newest 6.1.x; KV=6.12)   PROFILE_T (5 s)   PROFILE_FAMS ("4")
 #      PROFILE_CELLS ("clear null gcm128 chacha")   PROFILE_MODES ("module"; e.g.

@@ -33,8 +33,10 @@
  * (cumulative counts: instructions, rep-string executions and starts, the
  * bytes their elements moved).
  * With profile=on, a marker whose N has bit 15 set also writes every kernel
- * block executed so far: "tb VADDR INSNS EXECS" (cumulative, merged by
- * address), for a per-function profile against the guest's /proc/kallsyms.
+ * block executed so far: "tb N VADDR INSNS REPX REPS REPB" (cumulative, merged
+ * by address: instructions, and of its rep-string instruction the executions,
+ * starts and bytes), for a per-function profile against the guest's
+ * /proc/kallsyms.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -58,7 +60,14 @@ struct vcpu_ctr {
 	uint64_t rep_pc[2];	/* unfinished rep-string instruction, or 0 */
 	uint64_t rep_next[2];	/* ...the address right behind it */
 	unsigned int rep_size[2];	/* ...its element size */
+	struct tb_info *rep_tb[2];	/* ...the block it last ran in (profile=on) */
 } __attribute__((aligned(64)));
+
+struct tb_prof {		/* per vCPU, with profile=on */
+	uint64_t execs;
+	uint64_t rep_starts;
+	int64_t rep_bytes;	/* a block's last execution is taken off another's */
+};
 
 struct tb_info {
 	uint64_t vaddr;
@@ -67,7 +76,7 @@ struct tb_info {
 	uint32_t insns;
 	uint8_t rep_size;	/* ...its element size */
 	uint8_t kernel;
-	uint64_t execs[];	/* per vCPU, with profile=on */
+	struct tb_prof prof[];	/* per vCPU, with profile=on */
 };
 
 static struct vcpu_ctr *ctrs;
@@ -78,24 +87,32 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tb_info **tbs;	/* every kernel block, with profile=on */
 static size_t nr_tbs, tbs_cap;
 
-static void tb_exec(unsigned int vcpu, void *udata)
+static inline void count_tb(unsigned int vcpu, struct tb_info *t, bool prof)
 {
-	const struct tb_info *t = udata;
 	struct vcpu_ctr *c = &ctrs[vcpu];
-
 	unsigned int k = t->kernel;
 
 	c->insns[k] += t->insns;
+	if (prof)
+		t->prof[vcpu].execs++;
 	if (c->rep_pc[k] && t->vaddr == c->rep_next[k]) {
 		/* the unfinished one ran out: its last execution moved nothing */
 		c->rep_bytes[k] -= c->rep_size[k];
+		if (prof && c->rep_tb[k])
+			c->rep_tb[k]->prof[vcpu].rep_bytes -= c->rep_size[k];
 		c->rep_pc[k] = 0;
 	}
 	if (t->rep_size) {
 		c->rep_execs[k]++;
 		c->rep_bytes[k] += t->rep_size;
+		if (prof) {
+			t->prof[vcpu].rep_bytes += t->rep_size;
+			c->rep_tb[k] = t;
+		}
 		if (c->rep_pc[k] != t->rep_pc) {
 			c->rep_starts[k]++;
+			if (prof)
+				t->prof[vcpu].rep_starts++;
 			c->rep_pc[k] = t->rep_pc;
 			c->rep_next[k] = t->rep_next;
 			c->rep_size[k] = t->rep_size;
@@ -103,12 +120,15 @@ static void tb_exec(unsigned int vcpu, void *udata)
 	}
 }
 
+static void tb_exec(unsigned int vcpu, void *udata)
+{
+	count_tb(vcpu, udata, false);
+}
+
+/* only kernel blocks are profiled; user ones may feed rep_tb[0]: not used */
 static void tb_exec_profiled(unsigned int vcpu, void *udata)
 {
-	struct tb_info *t = udata;
-
-	tb_exec(vcpu, udata);
-	t->execs[vcpu]++;
+	count_tb(vcpu, udata, true);
 }
 
 /*
@@ -174,20 +194,25 @@ static void dump_tbs(unsigned int tag)
 
 	qsort(tbs, nr_tbs, sizeof(*tbs), tb_cmp);
 	while (i < nr_tbs) {
-		uint64_t vaddr = tbs[i]->vaddr, execs = 0, insns = 0;
+		uint64_t vaddr = tbs[i]->vaddr, insns = 0, repx = 0, reps = 0;
+		int64_t repb = 0;
 
 		for (; i < nr_tbs && tbs[i]->vaddr == vaddr; i++) {
-			uint64_t e = 0;
+			const struct tb_info *t = tbs[i];
 			int v;
 
-			for (v = 0; v < nr_vcpus; v++)
-				e += tbs[i]->execs[v];
-			execs += e;
-			insns += e * tbs[i]->insns;
+			for (v = 0; v < nr_vcpus; v++) {
+				insns += t->prof[v].execs * t->insns;
+				if (t->rep_size)
+					repx += t->prof[v].execs;
+				reps += t->prof[v].rep_starts;
+				repb += t->prof[v].rep_bytes;
+			}
 		}
-		if (execs)
-			fprintf(out, "tb %u %" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
-				tag, vaddr, insns, execs);
+		if (insns)
+			fprintf(out, "tb %u %" PRIx64 " %" PRIu64 " %" PRIu64
+				" %" PRIu64 " %" PRId64 "\n", tag, vaddr, insns, repx,
+				reps, repb);
 	}
 }
 
@@ -233,7 +258,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	bool prof = profile;
 	struct tb_info *t;
 
-	t = calloc(1, sizeof(*t) + (prof ? nr_vcpus * sizeof(uint64_t) : 0));
+	t = calloc(1, sizeof(*t) + (prof ? nr_vcpus * sizeof(struct tb_prof) : 0));
 	if (!t) {
 		fprintf(stderr, "insn-plugin: out of memory\n");
 		abort();
@@ -293,7 +318,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		fprintf(stderr, "insn-plugin: out=FILE is required\n");
 		return -1;
 	}
-	out = fopen(path, "a");
+	out = fopen(path, "w");
 	if (!out) {
 		perror(path);
 		return -1;
