@@ -45,6 +45,20 @@
 
 static DEFINE_PER_CPU(struct page_pool *, eso_tx_pool);
 
+/*
+ * esp-null's trailers, ready made: an esp-null segment keeps TCP's pages
+ * (nothing is encrypted), and its trailer (0-3 bytes of padding 1, 2, 3,
+ * the pad length, the next header) depends on its length and protocol
+ * only. Each CPU has every one of them in a page pair of its own, slot
+ * (proto * 4 + padding) of ESO_NULL_SLOT bytes, and a segment takes a
+ * reference to its slot instead of a trailer fragment written for it
+ * under the SA's lock (esp_output_head()). The pages are only ever read:
+ * their fragments are marked shared, so that nothing writes in place.
+ */
+#define ESO_NULL_SLOT		8
+#define ESO_NULL_ORDER		1	/* 256 protocols * 4 paddings * 8 bytes */
+static DEFINE_PER_CPU(struct page *, eso_null_trailers);
+
 /* debugfs: N leaves the copy to skb_segment(), into new skb heads */
 static bool tx_recycle = true;
 
@@ -182,6 +196,53 @@ int eso_tx_pages_trailer(struct sk_buff *skb, struct esp_info *esp)
 	return 2;	/* the head from the ESP header on, the fragment */
 }
 
+/*
+ * The trailer of esp-null segment @skb (no TFC padding), as a fragment of
+ * this CPU's ready-made trailers. Returns the scatterlist entries it would
+ * need, or 0 if @skb takes no more fragments (esp_output_head() then).
+ */
+int eso_tx_null_trailer(struct sk_buff *skb, const struct esp_info *esp)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	unsigned int pad = esp->plen - 2;
+	struct page *page;
+
+	if (esp->tfclen || pad > 3 || shinfo->nr_frags >= MAX_SKB_FRAGS ||
+	    skb_has_frag_list(skb) || skb_cloned(skb))
+		return 0;
+	page = this_cpu_read(eso_null_trailers);
+	get_page(page);
+	__skb_fill_page_desc(skb, shinfo->nr_frags++, page,
+			     (esp->proto * 4 + pad) * ESO_NULL_SLOT, esp->plen);
+	shinfo->flags |= SKBFL_SHARED_FRAG;
+	skb->len += esp->plen;
+	skb->data_len += esp->plen;
+	return shinfo->nr_frags + 1;
+}
+
+static int eso_null_trailers_init(unsigned int cpu)
+{
+	struct page *page;
+	unsigned int proto, pad, i;
+	u8 *p;
+
+	page = alloc_pages_node(cpu_to_node(cpu), GFP_KERNEL | __GFP_COMP,
+				ESO_NULL_ORDER);
+	if (!page)
+		return -ENOMEM;
+	p = page_address(page);
+	for (proto = 0; proto < 256; proto++) {
+		for (pad = 0; pad < 4; pad++, p += ESO_NULL_SLOT) {
+			for (i = 0; i < pad; i++)
+				p[i] = i + 1;
+			p[pad] = pad;
+			p[pad + 1] = proto;
+		}
+	}
+	per_cpu(eso_null_trailers, cpu) = page;
+	return 0;
+}
+
 int eso_tx_pages_init(void)
 {
 	struct page_pool_params pp = {
@@ -201,6 +262,10 @@ int eso_tx_pages_init(void)
 			return PTR_ERR(pool);
 		}
 		per_cpu(eso_tx_pool, cpu) = pool;
+		if (eso_null_trailers_init(cpu)) {
+			eso_tx_pages_exit();
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -208,14 +273,20 @@ int eso_tx_pages_init(void)
 /*
  * Pages still in skbs keep their pool: page_pool_destroy() leaves it to
  * the kernel to free once the last one is back. Nothing there calls into
- * this module.
+ * this module; the trailer pages, too, go when their last fragment does.
  */
 void eso_tx_pages_exit(void)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		page_pool_destroy(per_cpu(eso_tx_pool, cpu));
+		struct page *page = per_cpu(eso_null_trailers, cpu);
+
+		if (per_cpu(eso_tx_pool, cpu))
+			page_pool_destroy(per_cpu(eso_tx_pool, cpu));
 		per_cpu(eso_tx_pool, cpu) = NULL;
+		if (page)
+			put_page(page);	/* compound: freed whole by the last put */
+		per_cpu(eso_null_trailers, cpu) = NULL;
 	}
 }

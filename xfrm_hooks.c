@@ -186,8 +186,9 @@ bool eso_null_nocrypt(const struct xfrm_state *x)
  * Everything before the encryption of one segment (skb->data at the
  * payload, the ESP header in front of it): padding, next header, TFC
  * padding and the room for the ICV, behind the payload in its recycled
- * page if @own_pages says it may have one (tx_pages.c), or else by
- * esp4/esp6's esp_output_head().
+ * page if @own_pages says it may have one (tx_pages.c), as a ready-made
+ * trailer for esp-null (tx_pages.c), or else by esp4/esp6's
+ * esp_output_head().
  * Returns the segment's sequence number's low half, or a negative error.
  */
 static s64 eso_output_prepare(struct xfrm_state *x, struct sk_buff *skb,
@@ -206,8 +207,14 @@ static s64 eso_output_prepare(struct xfrm_state *x, struct sk_buff *skb,
 	esp->tailen = esp->tfclen + esp->plen + crypto_aead_authsize(aead);
 	esp->esph = ip_esp_hdr(skb);
 
-	esp->nfrags = own_pages && !x->encap ?
-		      eso_tx_pages_trailer(skb, esp) : 0;
+	if (x->encap)
+		esp->nfrags = 0;
+	else if (own_pages)
+		esp->nfrags = eso_tx_pages_trailer(skb, esp);
+	else if (eso_null_nocrypt(x) && skb_is_nonlinear(skb))
+		esp->nfrags = eso_tx_null_trailer(skb, esp);
+	else
+		esp->nfrags = 0;
 	if (!esp->nfrags)
 		esp->nfrags = ipv6 ? eso_esp6.output_head(x, skb, esp) :
 				     esp_output_head(x, skb, esp);
