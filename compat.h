@@ -66,6 +66,14 @@ eso_input_state_lookup(struct net *net, u32 mark, xfrm_address_t *daddr,
 #endif
 }
 
+/* What xfrm_input() notes of an SA that took a packet: 6.12 its last use. */
+static inline void eso_state_used_in(struct xfrm_state *x)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	x->lastused = ktime_get_real_seconds();
+#endif
+}
+
 /* A device for NAPI instances that belong to no real device. */
 static inline struct net_device *eso_alloc_napi_dev(void)
 {

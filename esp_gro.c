@@ -237,6 +237,20 @@ static bool eso_rx_icv_covers(struct xfrm_state *x, struct sk_buff *skb)
 	       ipv6_chk_addr(net, &ipv6_hdr(skb)->daddr, NULL, 0);
 }
 
+/*
+ * @skb of our SA @x passed all its checks: trust its inner checksums where
+ * the ICV vouches for them. Returns whether it did.
+ */
+bool eso_rx_trust_csum(struct xfrm_state *x, struct sk_buff *skb)
+{
+	if (!csum_by_icv || !crypto_aead_authsize(x->data) ||
+	    !eso_rx_icv_covers(x, skb))
+		return false;
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	skb->csum_level = SKB_MAX_CSUM_LEVEL;
+	return true;
+}
+
 static void eso_rx_authenticated(struct sk_buff *skb)
 {
 	struct sec_path *sp = skb_sec_path(skb);
@@ -247,14 +261,9 @@ static void eso_rx_authenticated(struct sk_buff *skb)
 	x = sp->xvec[sp->len - 1];
 	if (!eso_state_is_ours(x))
 		return;
-
 	eso_count(xs_net(x), ESO_RX_DECRYPTED);
-	if (csum_by_icv && crypto_aead_authsize(x->data) &&
-	    eso_rx_icv_covers(x, skb)) {
-		skb->ip_summed = CHECKSUM_UNNECESSARY;
-		skb->csum_level = SKB_MAX_CSUM_LEVEL;
+	if (eso_rx_trust_csum(x, skb))
 		eso_count(xs_net(x), ESO_RX_CSUM_BY_ICV);
-	}
 }
 
 /*

@@ -173,6 +173,7 @@ static int __init eso_init(void)
 
 	eso_debugfs_init();
 	eso_hooks_init();
+	eso_rx_decap_init();
 	err = eso_stats_init();
 	if (err)
 		goto out_debugfs;

@@ -11,6 +11,7 @@
  *                  input tail, async completion accounting; batch
  *                  encryption of a GSO packet for our ChaCha20-Poly1305
  *   rx_steer.c     in-order hand-off of each SA's packets on one CPU
+ *   rx_decap.c     RX: a run of one SA's packets finished without xfrm_input()
  *   tx_order.c     TX: an SA's packets reach the device in number order
  *   tx_pages.c     TX: segment payloads copied into recycled pages
  *   stats.c        per-netns counters in /proc/net/esp_swoffload
@@ -21,6 +22,7 @@
 
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
+#include <net/netns/generic.h>
 #include <net/xfrm.h>
 
 #define ESO_NAME "esp_swoffload"
@@ -44,6 +46,7 @@ enum eso_counter {
 	ESO_RX_BATCH_ESN_STALE,	/* ...whose ESN high bits xfrm then saw moved */
 	ESO_RX_NULL,		/* esp-null packets given to xfrm as CRYPTO_DONE */
 	ESO_RX_NULL_CSUM_KEPT,	/* ...of which arrived with checksums verified */
+	ESO_RX_DECAPPED,	/* finished by us, not xfrm_input() (rx_decap.c) */
 	ESO_RX_CSUM_BY_ICV,	/* inner checksums vouched for by the ICV */
 	ESO_RX_ASYNC,		/* decryptions completed asynchronously */
 	ESO_RX_ASYNC_THROTTLED,	/* RX paused: too many async decryptions */
@@ -59,7 +62,24 @@ enum eso_counter {
 	ESO_NR_COUNTERS
 };
 
-void eso_count_add(const struct net *net, enum eso_counter c, u64 n);
+struct eso_pcpu_stats {
+	u64 ctr[ESO_NR_COUNTERS];
+};
+
+struct eso_net {
+	struct eso_pcpu_stats __percpu *stats;
+};
+
+extern unsigned int eso_net_id;
+
+/* Inline: the hot paths count several things per packet. */
+static inline void eso_count_add(const struct net *net, enum eso_counter c,
+				 u64 n)
+{
+	struct eso_net *en = net_generic(net, eso_net_id);
+
+	this_cpu_add(en->stats->ctr[c], n);
+}
 
 static inline void eso_count(const struct net *net, enum eso_counter c)
 {
@@ -106,6 +126,13 @@ struct sk_buff *eso_gro_receive4(struct list_head *head, struct sk_buff *skb);
 struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb);
 int eso_rx_cb_init(void);
 void eso_rx_cb_exit(void);
+bool eso_rx_trust_csum(struct xfrm_state *x, struct sk_buff *skb);
+
+/* rx_decap.c */
+void eso_rx_decap_init(void);
+bool eso_rx_decap_ok(struct xfrm_state *x);
+unsigned int eso_rx_decap_run(struct xfrm_state *x, struct sk_buff_head *run,
+			      struct napi_struct *napi);
 
 /* rx_steer.c */
 int eso_rx_steer_init(void);
@@ -135,6 +162,7 @@ void eso_tx_pages_exit(void);
 bool eso_tx_pages_wanted(const struct xfrm_state *x);
 int eso_tx_pages_own(struct xfrm_state *x, struct sk_buff *segs);
 int eso_tx_pages_trailer(struct sk_buff *skb, struct esp_info *esp);
+int eso_tx_null_trailer(struct sk_buff *skb, const struct esp_info *esp);
 
 /* xfrm_hooks.c */
 void eso_hooks_init(void);

@@ -207,26 +207,33 @@ static bool eso_rxq_throttle(struct eso_rxq *rq)
 
 /*
  * Move from @batch to @run the packets to hand over next: the first one
- * and, if its SA's AEAD decrypts in batches, up to @max - 1 more of the
- * same SA right behind it, which are then decrypted together.
+ * and, if its SA's AEAD decrypts in batches or the module finishes its
+ * packets itself (rx_decap.c), up to @max - 1 more of the same SA right
+ * behind it, which are then decrypted, and finished, together. Returns
+ * the number rx_decap.c took (given to GRO on @napi); the rest of @run is
+ * for xfrm_input().
  */
-static void eso_rx_take(struct sk_buff_head *batch, struct sk_buff_head *run,
-			int max)
+static unsigned int eso_rx_take(struct sk_buff_head *batch,
+				struct sk_buff_head *run, int max,
+				struct napi_struct *napi)
 {
 	struct sk_buff *skb = __skb_dequeue(batch);
 	struct xfrm_state *x = eso_rx_skb_state(skb);
 	struct crypto_aead *child = eso_rx_batch_aead(x);
+	bool decap = eso_rx_decap_ok(x);
 
 	__skb_queue_tail(run, skb);
-	if (!child)
-		return;
+	if (!child && !decap)
+		return 0;
 	max = min(max, ESO_RX_RUN);
 	while (skb_queue_len(run) < max && (skb = skb_peek(batch)) &&
 	       eso_rx_skb_state(skb) == x) {
 		__skb_unlink(skb, batch);
 		__skb_queue_tail(run, skb);
 	}
-	eso_decrypt_run(x, child, run);
+	if (child)
+		eso_decrypt_run(x, child, run);
+	return decap ? eso_rx_decap_run(x, run, napi) : 0;
 }
 
 static int eso_rxq_poll(struct napi_struct *napi, int budget)
@@ -251,8 +258,15 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 
 	__skb_queue_head_init(&batch);
 	__skb_queue_head_init(&run);
-	while (work < budget) {
+	/*
+	 * One short of the budget: the poll always completes, and so flushes
+	 * what rx_decap.c gave to this NAPI's GRO before it returns (a GRO
+	 * list that outlived the poll would hold packets of devices whose
+	 * references are dropped), and schedules itself again if more wait.
+	 */
+	while (work < budget - 1) {
 		struct sk_buff *skb;
+		unsigned int n;
 
 		if (skb_queue_empty(&batch)) {
 			spin_lock(&rq->q.lock);
@@ -271,7 +285,9 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 			throttled = true;
 			break;
 		}
-		eso_rx_take(&batch, &run, budget - work);
+		n = eso_rx_take(&batch, &run, budget - 1 - work, napi);
+		rq->dequeued += n;
+		work += n;
 		while ((skb = __skb_dequeue(&run))) {
 			eso_rx_deliver(skb);
 			rq->dequeued++;
@@ -284,11 +300,11 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 		spin_lock(&rq->q.lock);
 		skb_queue_splice(&batch, &rq->q);
 		spin_unlock(&rq->q.lock);
-		if (!throttled && !blocked)
-			return work;	/* budget spent: poll again */
 	}
-	if (work < budget)
-		napi_complete_done(napi, work);
+	/* a wake meanwhile (NAPIF_STATE_MISSED) has it polled again anyway */
+	if (napi_complete_done(napi, work) && !throttled && !blocked &&
+	    !skb_queue_empty_lockless(&rq->q))
+		napi_schedule(napi);	/* budget spent: poll again */
 	return work;
 }
 

@@ -15,15 +15,7 @@
 
 #include "esp_swoffload.h"
 
-struct eso_pcpu_stats {
-	u64 ctr[ESO_NR_COUNTERS];
-};
-
-struct eso_net {
-	struct eso_pcpu_stats __percpu *stats;
-};
-
-static unsigned int eso_net_id __read_mostly;
+unsigned int eso_net_id __read_mostly;
 
 static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_TX_GSO_SKBS]	= "tx_gso_skbs",
@@ -43,6 +35,7 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_RX_BATCH_ESN_STALE] = "rx_batch_esn_stale",
 	[ESO_RX_NULL]		= "rx_null",
 	[ESO_RX_NULL_CSUM_KEPT]	= "rx_null_csum_kept",
+	[ESO_RX_DECAPPED]	= "rx_decapped",
 	[ESO_RX_CSUM_BY_ICV]	= "rx_csum_by_icv",
 	[ESO_RX_ASYNC]		= "rx_async",
 	[ESO_RX_ASYNC_THROTTLED] = "rx_async_throttled",
@@ -56,13 +49,6 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_RX_CPU_OFFLINE]	= "rx_cpu_offline",
 	[ESO_FALLBACK_GSO_BAD]	= "fallback_gso_bad",
 };
-
-void eso_count_add(const struct net *net, enum eso_counter c, u64 n)
-{
-	struct eso_net *en = net_generic(net, eso_net_id);
-
-	this_cpu_add(en->stats->ctr[c], n);
-}
 
 static int eso_stats_show(struct seq_file *seq, void *v)
 {

@@ -13,7 +13,9 @@
 # through the crypto API again; and that packets taken at GRO on another CPU than their
 # SA's home are handed over there (rx_steered), and none with rx_steer=0; that the
 # segments of every SA but esp-null had their payload copied into recycled pages
-# (tx_recycled), but with tx_recycle=0 or segments too large for a page (MTU 9000).
+# (tx_recycled), but with tx_recycle=0 or segments too large for a page (MTU 9000);
+# that the module finished the packets of the SAs whose crypto it does (rx_decapped)
+# and left every other to xfrm_input().
 MB=${TRAFFIC_MB:-4}
 if ! ns_setup tso-off-both; then
 	t_fail "traffic: netns setup" "ns_setup failed"
@@ -32,6 +34,7 @@ for fam in $FAMILIES; do
 	dc0=$(counter b rx_decrypted) cs0=$(counter b rx_csum_by_icv) bt0=$(counter a tx_batched)
 	rb0=$(counter b rx_batched) tn0=$(counter a tx_null) rn0=$(counter b rx_null)
 	ck0=$(counter b rx_null_csum_kept) rc0=$(counter a tx_recycled) lc0=$(counter a tx_linear_copies)
+	dp0=$(counter b rx_decapped)
 	xe0=$(xfrm_errors_total b) rt0=$(tcp_retrans a)
 	sa0=0	# xfrm_setup installed fresh SAs
 	why=
@@ -48,6 +51,7 @@ for fam in $FAMILIES; do
 		dc1=$(counter b rx_decrypted) cs1=$(counter b rx_csum_by_icv) bt1=$(counter a tx_batched)
 		rb1=$(counter b rx_batched) tn1=$(counter a tx_null) rn1=$(counter b rx_null)
 		ck1=$(counter b rx_null_csum_kept) rc1=$(counter a tx_recycled) lc1=$(counter a tx_linear_copies)
+		dp1=$(counter b rx_decapped)
 		t_diag "$name: tx_segments(a) ${tx0:-?} -> ${tx1:-?}, rx_gro_packets(b) ${rx0:-?} -> ${rx1:-?}"
 		t_diag "$name: rx_decrypted(b) ${dc0:-?} -> ${dc1:-?}, rx_csum_by_icv(b) ${cs0:-?} -> ${cs1:-?}"
 		why=
@@ -72,6 +76,14 @@ for fam in $FAMILIES; do
 			t_expect "$name: no batch for this AEAD (tx_batched +$((${bt1:-0} - ${bt0:-0})))" "$bt1" -eq "${bt0:-missing}"
 			t_expect "$name: no RX batch for this AEAD (rx_batched +$((${rb1:-0} - ${rb0:-0})))" "$rb1" -eq "${rb0:-missing}"
 		fi
+		# the SAs whose crypto the module does, it also finishes itself (rx_decap.c)
+		case $algo in
+		chacha|null)
+			t_expect "$name: finished without xfrm_input() (rx_decapped +$((${dp1:-0} - ${dp0:-0})) of rx_gro_packets +$((${rx1:-0} - ${rx0:-0})))" \
+				"$((${dp1:-0} - ${dp0:-0}))" -eq "$((${rx1:-0} - ${rx0:-0}))" ;;
+		*)
+			t_expect "$name: left to xfrm_input() (rx_decapped +$((${dp1:-0} - ${dp0:-0})))" "$dp1" -eq "${dp0:-missing}" ;;
+		esac
 		# segments (not single packets) to encrypt get their payload copied into recycled pages
 		if [ "$algo" = null ]; then
 			t_expect "$name: esp-null keeps TCP's pages (tx_recycled +$((${rc1:-0} - ${rc0:-0})))" "$rc1" -eq "${rc0:-missing}"
@@ -124,6 +136,17 @@ if have_module && xfrm_setup null transport 4 2> /dev/null; then
 	t_expect "null_csum_once=0: rx_null grows (+$((${rn1:-0} - ${rn0:-0})))" "${rn1:-0}" -gt "${rn0:-0}"
 	t_expect "null_csum_once=0: rx_null_csum_kept stays" "${ck1:-missing}" -eq "${ck0:-missing}"
 fi
+
+# rx_decap=0: xfrm_input() finishes every packet again (rx_decapped stays), intact
+for algo in chacha null; do
+	have_module && xfrm_setup $algo transport 4 2> /dev/null || continue
+	dp0=$(counter b rx_decapped) dc0=$(counter b rx_decrypted) xe0=$(xfrm_errors_total b)
+	param_off_xfer rx_decap 2 "$algo"
+	dp1=$(counter b rx_decapped) dc1=$(counter b rx_decrypted)
+	t_expect "rx_decap=0 $algo: rx_decapped stays" "${dp1:-missing}" -eq "${dp0:-missing}"
+	t_expect "rx_decap=0 $algo: rx_decrypted grows (+$((${dc1:-0} - ${dc0:-0})))" "${dc1:-0}" -gt "${dc0:-0}"
+	t_expect "rx_decap=0 $algo: no xfrm errors at the receiver" "$(xfrm_errors_total b)" -eq "$xe0"
+done
 
 # tx_recycle=0: the segmentation copies into a linear skb again (tx_recycled stays)
 recycle_off_case() {
