@@ -3,8 +3,9 @@
 # scripts/check.sh - the project's test suite (make check):
 #   install-deps; build for the newest 6.1.x and 6.12.x kernel; lint (one test);
 #   per kernel one VM running selftests/run.sh with that kernel's module; make bench's
-#   analysis and the instruction counter's arithmetic on made-up runs, and the
-#   counter's calibration in a VM (bench/insn);
+#   analysis and the instruction counter's arithmetic on made-up runs, the
+#   counter's calibration in a VM (bench/insn), and the module's crypto code as host
+#   programs against OpenSSL (bench/native);
 #   the two-VM wire-compatibility test (module vs stock) per kernel in CHECK_PAIR_KERNELS.
 # Output: TAP-style "ok N - <kver> <test>" / "not ok N - ...", "# " diagnostics, and
 # last line exactly "N passed, N failed". Exit status 1 if anything failed.
@@ -131,6 +132,13 @@ if out=$("$ROOT/scripts/bench.sh" --selftest 2>&1); then
 	tap ok "host bench.sh analysis (a made-up run)"
 else
 	tap fail "host bench.sh analysis (a made-up run)" "$out"
+fi
+
+# ---- the module's crypto code as host programs, against OpenSSL (bench/native)
+if out=$(make -s -C "$ROOT/bench/native" test OUT="$LOG/native" 2>&1); then
+	tap ok "host native crypto differential tests (bench/native)" "$(printf '%s\n' "$out" | grep -iE 'pass|ok|skip' | tail -20)"
+else
+	tap fail "host native crypto differential tests (bench/native)" "$(printf '%s\n' "$out" | tail -30)"
 fi
 
 # ---- the instruction counter (bench/insn): its arithmetic, then its calibration in a VM:

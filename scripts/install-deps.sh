@@ -8,7 +8,7 @@
 set -eu
 PKGS="qemu-system-x86 busybox-static cpio kmod iproute2 iperf3 ethtool sparse socat nftables
       linux-source-6.1 strongswan-charon strongswan-swanctl libstrongswan-extra-plugins
-      gnuplot-nox dkms jq bc python3 python3-cryptography xz-utils make gcc procps coreutils
+      gnuplot-nox dkms jq bc python3 python3-cryptography xz-utils make gcc libssl-dev procps coreutils
       util-linux file"
 BPO_LINE='deb http://deb.debian.org/debian bookworm-backports main'
 export DEBIAN_FRONTEND=noninteractive
