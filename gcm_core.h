@@ -2,7 +2,7 @@
 /*
  * AES-GCM over linear buffers: the SIMD core of the module's
  * rfc4106(gcm(aes)) (gcm_simd.c), built per instruction set from
- * gcm_vec.h (gcm_aesni.c, gcm_aesni_avx.c, gcm_vaes_avx2.c). It uses
+ * gcm_vec.h (gcm_aesni.c, gcm_aesni_avx.c). It uses
  * nothing but <linux/types.h>, so the same files build as user programs
  * (bench/native/gcm.mk, with bench/native/shim/) for the differential test
  * against OpenSSL and for timing.
@@ -31,11 +31,8 @@
 #define GCM_NPOWERS	8
 
 struct gcm_key {
-	/*
-	 * AES-128/256 encryption round keys, each stored twice side by side
-	 * so that a 256-bit (VAES) round takes its key from memory directly.
-	 */
-	u8 rk[GCM_MAX_ROUNDS + 1][2][GCM_BLOCK] __aligned(32);
+	/* AES-128/256 encryption round keys */
+	u8 rk[GCM_MAX_ROUNDS + 1][GCM_BLOCK] __aligned(16);
 	/*
 	 * H^8 .. H^1 (h[GCM_NPOWERS - i] = H^i), byte-reflected and times x
 	 * (gcm_vec.h); hx[j] holds the xor of h[j]'s two halves in both
@@ -74,13 +71,16 @@ struct gcm_impl {
 };
 
 /*
- * The levels. VPCLMULQDQ (256-bit GHASH) and AVX-512 levels are not
- * written: no machine this project runs on (the Zen 1 host, qemu 7.2's
- * TCG in the test VM and in qemu-user) can execute those instructions,
- * and code that never ran is not shipped.
+ * The levels. None is written for wider instructions, because nothing this
+ * project runs on executes them correctly, and code that never ran is not
+ * shipped: the host (AMD Zen 1) has no VAES, VPCLMULQDQ or AVX-512; qemu
+ * 7.2's TCG (the test VM, qemu-user) has no VPCLMULQDQ or AVX-512, and
+ * its 256-bit VAESENC computes the upper lane from the lower lane's state
+ * (helper_aesenc in target/i386/ops_sse.h indexes the state with i & 3;
+ * bench/native/qemu_vaes.c shows it), so a VAES counter mode would run
+ * there and compute a wrong key stream.
  */
 extern const struct gcm_impl gcm_impl_aesni;		/* AES-NI, PCLMULQDQ, SSE4.1 */
 extern const struct gcm_impl gcm_impl_aesni_avx;	/* the same, VEX-encoded */
-extern const struct gcm_impl gcm_impl_vaes_avx2;	/* + VAES-256 for CTR */
 
 #endif /* _ESP_GCM_CORE_H */

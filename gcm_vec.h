@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * AES-GCM in SIMD, written once with GCC vector extensions and builtins and
- * compiled per instruction set: gcm_aesni.c (SSE encoding), gcm_aesni_avx.c
- * (VEX encoding) and gcm_vaes_avx2.c (VAES on 256-bit vectors for the
- * counter mode; GHASH stays on 128-bit PCLMULQDQ, see gcm_core.h). Each
- * including file defines GCM_LEVEL(name), which names its functions, and
- * for VAES GCM_VAES.
+ * compiled per instruction set: gcm_aesni.c (SSE encoding) and
+ * gcm_aesni_avx.c (VEX encoding). Each including file defines
+ * GCM_LEVEL(name), which names its functions, and GCM_LEVEL_NAME.
  *
  * GHASH. GCM's field elements map bits to polynomial coefficients
  * backwards (the first bit of a block is x^0). A byte-reflected block read
@@ -128,7 +126,7 @@ static __always_inline gv g_ctr_add(gv c, int n)
 
 static __always_inline gv g_rk(const struct gcm_key *k, unsigned int r)
 {
-	return g_ldk(k->rk[r][0]);
+	return g_ldk(k->rk[r]);
 }
 
 static __always_inline gv g_aes1(const struct gcm_key *k, unsigned int rounds,
@@ -168,8 +166,7 @@ static __always_inline gv g_kx_word(gv t, int i)
 
 static __always_inline void g_put_rk(struct gcm_key *k, unsigned int r, gv v)
 {
-	g_stk(k->rk[r][0], v);
-	g_stk(k->rk[r][1], v);
+	g_stk(k->rk[r], v);
 }
 
 static void g_expand128(struct gcm_key *k, const u8 *key)
@@ -330,126 +327,8 @@ static gv g_ghash_blocks(const struct gcm_key *k, gv acc, const u8 *p,
 /* ------------------------------------------------------------------ */
 /* Counter mode and GHASH, eight blocks                                 */
 
-#ifdef GCM_VAES
-typedef long long gy __attribute__((vector_size(32)));
-typedef long long gy_un __attribute__((vector_size(32), may_alias)) __aligned(1);
-typedef int gy_d __attribute__((vector_size(32)));
-typedef char gy_b __attribute__((vector_size(32)));
 
-#define G_NV	4	/* vectors per eight blocks */
-typedef gy g_vec;
-
-#ifdef GCM_VAES_EMUL
-/* native check of the lane layout on a CPU without VAES: per-lane AES-NI */
-static __always_inline gy_b g_vaesenc(gy_b b, gy_b k, bool last)
-{
-	gv lo = (gv){ ((gy)b)[0], ((gy)b)[1] }, hi = (gv){ ((gy)b)[2], ((gy)b)[3] };
-	gv klo = (gv){ ((gy)k)[0], ((gy)k)[1] }, khi = (gv){ ((gy)k)[2], ((gy)k)[3] };
-
-	lo = last ? __builtin_ia32_aesenclast128(lo, klo) : __builtin_ia32_aesenc128(lo, klo);
-	hi = last ? __builtin_ia32_aesenclast128(hi, khi) : __builtin_ia32_aesenc128(hi, khi);
-	return (gy_b)(gy){ lo[0], lo[1], hi[0], hi[1] };
-}
-#define __builtin_ia32_vaesenc_v32qi(b, k) g_vaesenc((b), (k), false)
-#define __builtin_ia32_vaesenclast_v32qi(b, k) g_vaesenc((b), (k), true)
-#endif
-
-static __always_inline gy g_rky(const struct gcm_key *k, unsigned int r)
-{
-	return *(const gy *)k->rk[r][0];
-}
-
-static __always_inline gv g_lo(gy y)
-{
-	return (gv){ y[0], y[1] };
-}
-
-static __always_inline gv g_hi(gy y)
-{
-	return (gv){ y[2], y[3] };
-}
-
-/*
- * Key stream for blocks c .. c + 7 (@c: counter block with its counter
- * word native, see g_ctr_swap()), two blocks per 256-bit vector.
- */
-static __always_inline void g_ctr8(const struct gcm_key *k,
-				   unsigned int rounds, gv c, gy *b)
-{
-	const gy_b m = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12,
-			 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12 };
-	gy c2 = (gy)((gy_d)(gy){ c[0], c[1], c[0], c[1] } +
-		     (gy_d){ 0, 0, 0, 0, 0, 0, 0, 1 });
-	gy rk = g_rky(k, 0);
-	unsigned int i, r;
-
-	G_UNROLL
-	for (i = 0; i < G_NV; i++) {
-		gy ci = (gy)((gy_d)c2 + (gy_d){ 0, 0, 0, 2 * i,
-						0, 0, 0, 2 * i });
-
-		b[i] = (gy)__builtin_ia32_pshufb256((gy_b)ci, m) ^ rk;
-	}
-	G_UNROLL
-	for (r = 1; r < rounds; r++) {
-		rk = g_rky(k, r);
-		G_UNROLL
-		for (i = 0; i < G_NV; i++)
-			b[i] = (gy)__builtin_ia32_vaesenc_v32qi((gy_b)b[i],
-								(gy_b)rk);
-	}
-	rk = g_rky(k, rounds);
-	G_UNROLL
-	for (i = 0; i < G_NV; i++)
-		b[i] = (gy)__builtin_ia32_vaesenclast_v32qi((gy_b)b[i],
-							    (gy_b)rk);
-}
-
-/* dst = src ^ key stream @b, eight blocks; the cipher text goes to @ct */
-static __always_inline void g_xor8(u8 *dst, const u8 *src, gy *b, gy *ct,
-				   bool enc)
-{
-	unsigned int i;
-
-	G_UNROLL
-	for (i = 0; i < G_NV; i++) {
-		gy in = *(const gy_un *)(src + 32 * i);
-
-		b[i] ^= in;
-		ct[i] = enc ? b[i] : in;
-		*(gy_un *)(dst + 32 * i) = b[i];
-	}
-}
-
-/* GHASH of eight cipher text blocks in registers, reflected in pairs */
-static __always_inline gv g_ghash8(const struct gcm_key *k, gv acc,
-				   const gy *ct)
-{
-	const gy_b rev = { 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
-			   15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 };
-	struct g_prod pr;
-	unsigned int i;
-
-	G_UNROLL
-	for (i = 0; i < G_NV; i++) {
-		gy d = (gy)__builtin_ia32_pshufb256((gy_b)ct[i], rev);
-		gy m = d ^ __builtin_shuffle(d, (gy){ 1, 0, 3, 2 });
-		gv d0 = g_lo(d), m0 = g_lo(m);
-
-		if (!i) {
-			/* g_kara() is linear: fold acc into both */
-			d0 ^= acc;
-			m0 ^= g_kara(acc);
-		}
-		g_mul_acc(k, 2 * i, d0, m0, &pr, !i);
-		g_mul_acc(k, 2 * i + 1, g_hi(d), g_hi(m), &pr, false);
-	}
-	return g_reduce(&pr);
-}
-#else /* !GCM_VAES */
-
-#define G_NV	8
-typedef gv g_vec;
+#define G_NV	8	/* blocks in flight */
 
 static __always_inline void g_ctr8(const struct gcm_key *k,
 				   unsigned int rounds, gv c, gv *b)
@@ -515,7 +394,6 @@ static __always_inline gv g_ghash8(const struct gcm_key *k, gv acc,
 	}
 	return g_reduce(&pr);
 }
-#endif /* GCM_VAES */
 
 /*
  * @n8 times eight whole blocks: cipher (or decipher) and hash. @c is the
@@ -525,7 +403,7 @@ static __always_inline gv g_bulk8(const struct gcm_key *k, unsigned int rounds,
 				  gv *acc, gv c, u8 *dst, const u8 *src,
 				  unsigned int n8, bool enc)
 {
-	g_vec b[G_NV], ct[G_NV];
+	gv b[G_NV], ct[G_NV];
 	gv a = *acc;
 
 	while (n8--) {

@@ -31,7 +31,7 @@
 #define MAXPIECES	6
 
 static const struct gcm_impl *const levels[] = {
-	&gcm_impl_aesni, &gcm_impl_aesni_avx, &gcm_impl_vaes_avx2,
+	&gcm_impl_aesni, &gcm_impl_aesni_avx,
 };
 
 static const struct gcm_impl *level_by_name(const char *name)
@@ -52,11 +52,7 @@ static bool level_supported(const struct gcm_impl *l)
 		return false;
 	if (l == &gcm_impl_aesni)
 		return true;
-	if (!__builtin_cpu_supports("avx"))
-		return false;
-	if (l == &gcm_impl_aesni_avx)
-		return true;
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vaes");
+	return __builtin_cpu_supports("avx");
 }
 
 /* ------------------------------------------------------------------ */
