@@ -59,10 +59,17 @@ static void GCM_LEVEL(finish)(const struct gcm_key *k, struct gcm_state *st,
 }
 #else
 
-typedef long long gv __attribute__((vector_size(16)));
-typedef long long gv_un __attribute__((vector_size(16), may_alias)) __aligned(1);
-typedef int gv_d __attribute__((vector_size(16)));
-typedef char gv_b __attribute__((vector_size(16)));
+/*
+ * The types GCC's builtins take (s64 is long long); byte shuffles go
+ * through __builtin_shuffle(), which becomes PSHUFB with a constant mask.
+ * Loops over the blocks of a group and over the rounds carry
+ * "#pragma GCC unroll": unless they are unrolled completely, GCC keeps the
+ * blocks in memory across iterations.
+ */
+typedef s64 gv __attribute__((vector_size(16)));
+typedef s64 gv_un __attribute__((vector_size(16), may_alias)) __aligned(1);
+typedef s32 gv_d __attribute__((vector_size(16)));
+typedef u8 gv_b __attribute__((vector_size(16)));
 
 static __always_inline gv g_load(const u8 *p)
 {
@@ -94,7 +101,7 @@ static __always_inline gv g_reflect(gv v)
 {
 	const gv_b m = { 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 };
 
-	return (gv)__builtin_ia32_pshufb128((gv_b)v, m);
+	return (gv)__builtin_shuffle((gv_b)v, m);
 }
 
 /*
@@ -105,21 +112,17 @@ static __always_inline gv g_ctr_swap(gv v)
 {
 	const gv_b m = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12 };
 
-	return (gv)__builtin_ia32_pshufb128((gv_b)v, m);
+	return (gv)__builtin_shuffle((gv_b)v, m);
 }
 
 static __always_inline gv g_ctr_add(gv c, int n)
 {
-	return (gv)((gv_d)c + (gv_d){ 0, 0, 0, n });
+	const gv_d inc = { 0, 0, 0, n };
+
+	return (gv)((gv_d)c + inc);
 }
 
 #define g_clmul(a, b, imm) __builtin_ia32_pclmulqdq128((a), (b), (imm))
-
-/*
- * Loops over the blocks of a group (and over the rounds) must be unrolled
- * completely, or GCC keeps the blocks in memory across iterations.
- */
-#define G_UNROLL _Pragma("GCC unroll 16")
 
 /* ------------------------------------------------------------------ */
 /* AES: key expansion and single blocks                                 */
@@ -160,7 +163,6 @@ static __always_inline gv g_kx_word(gv t, int i)
 #define G_KX(w, from, rcon, word) \
 	(g_kx_chain(w) ^ \
 	 g_kx_word(__builtin_ia32_aeskeygenassist128((from), (rcon)), (word)))
-#define G_KX128(w, rcon)	G_KX((w), (w), (rcon), 3)
 #define G_KX256A(w, b, rcon)	G_KX((w), (b), (rcon), 3)
 #define G_KX256B(w, a)		G_KX((w), (a), 0, 2)
 
@@ -174,25 +176,25 @@ static void g_expand128(struct gcm_key *k, const u8 *key)
 	gv w = g_load(key);
 
 	g_put_rk(k, 0, w);
-	w = G_KX128(w, 0x01);
+	w = G_KX(w, w, 0x01, 3);
 	g_put_rk(k, 1, w);
-	w = G_KX128(w, 0x02);
+	w = G_KX(w, w, 0x02, 3);
 	g_put_rk(k, 2, w);
-	w = G_KX128(w, 0x04);
+	w = G_KX(w, w, 0x04, 3);
 	g_put_rk(k, 3, w);
-	w = G_KX128(w, 0x08);
+	w = G_KX(w, w, 0x08, 3);
 	g_put_rk(k, 4, w);
-	w = G_KX128(w, 0x10);
+	w = G_KX(w, w, 0x10, 3);
 	g_put_rk(k, 5, w);
-	w = G_KX128(w, 0x20);
+	w = G_KX(w, w, 0x20, 3);
 	g_put_rk(k, 6, w);
-	w = G_KX128(w, 0x40);
+	w = G_KX(w, w, 0x40, 3);
 	g_put_rk(k, 7, w);
-	w = G_KX128(w, 0x80);
+	w = G_KX(w, w, 0x80, 3);
 	g_put_rk(k, 8, w);
-	w = G_KX128(w, 0x1b);
+	w = G_KX(w, w, 0x1b, 3);
 	g_put_rk(k, 9, w);
-	w = G_KX128(w, 0x36);
+	w = G_KX(w, w, 0x36, 3);
 	g_put_rk(k, 10, w);
 	k->rounds = 10;
 }
@@ -270,7 +272,7 @@ static __always_inline void g_mul_acc(const struct gcm_key *k, unsigned int j,
 /* The reduced sum (see the top of the file). */
 static __always_inline gv g_reduce(const struct g_prod *p)
 {
-	const gv poly = { 1, (long long)0xc200000000000000ULL };
+	const gv poly = { 1, (s64)0xc200000000000000ULL };
 	gv lo = p->lo, hi = p->hi, mi = p->mi ^ lo ^ hi;
 
 	mi ^= g_swap64(lo) ^ g_clmul(lo, poly, 0x10);
@@ -302,7 +304,7 @@ static __always_inline gv g_ghash_n(const struct gcm_key *k, gv acc,
 
 	d = g_reflect(g_load(p)) ^ acc;
 	g_mul_acc(k, j, d, g_kara(d), &pr, true);
-	G_UNROLL
+#pragma GCC unroll 16
 	for (i = 1; i < n; i++) {
 		d = g_reflect(g_load(p + GCM_BLOCK * i));
 		g_mul_acc(k, j + i, d, g_kara(d), &pr, false);
@@ -327,7 +329,6 @@ static gv g_ghash_blocks(const struct gcm_key *k, gv acc, const u8 *p,
 /* ------------------------------------------------------------------ */
 /* Counter mode and GHASH, eight blocks                                 */
 
-
 #define G_NV	8	/* blocks in flight */
 
 static __always_inline void g_ctr8(const struct gcm_key *k,
@@ -342,23 +343,23 @@ static __always_inline void g_ctr8(const struct gcm_key *k,
 	 */
 	if (((unsigned long long)c[1] >> 32 & 0xff) <= 0xff - (G_NV - 1)) {
 		be = g_ctr_swap(c);
-		G_UNROLL
+#pragma GCC unroll 16
 		for (i = 0; i < G_NV; i++)
 			b[i] = (gv)((gv_d)be + (gv_d){ 0, 0, 0, i << 24 }) ^ rk;
 	} else {
-		G_UNROLL
+#pragma GCC unroll 16
 		for (i = 0; i < G_NV; i++)
 			b[i] = g_ctr_swap(g_ctr_add(c, i)) ^ rk;
 	}
-	G_UNROLL
+#pragma GCC unroll 16
 	for (r = 1; r < rounds; r++) {
 		rk = g_rk(k, r);
-		G_UNROLL
+#pragma GCC unroll 16
 		for (i = 0; i < G_NV; i++)
 			b[i] = __builtin_ia32_aesenc128(b[i], rk);
 	}
 	rk = g_rk(k, rounds);
-	G_UNROLL
+#pragma GCC unroll 16
 	for (i = 0; i < G_NV; i++)
 		b[i] = __builtin_ia32_aesenclast128(b[i], rk);
 }
@@ -368,7 +369,7 @@ static __always_inline void g_xor8(u8 *dst, const u8 *src, gv *b, gv *ct,
 {
 	unsigned int i;
 
-	G_UNROLL
+#pragma GCC unroll 16
 	for (i = 0; i < G_NV; i++) {
 		gv in = g_load(src + GCM_BLOCK * i);
 
@@ -387,7 +388,7 @@ static __always_inline gv g_ghash8(const struct gcm_key *k, gv acc,
 
 	d = g_reflect(ct[0]) ^ acc;
 	g_mul_acc(k, 0, d, g_kara(d), &pr, true);
-	G_UNROLL
+#pragma GCC unroll 16
 	for (i = 1; i < G_NV; i++) {
 		d = g_reflect(ct[i]);
 		g_mul_acc(k, i, d, g_kara(d), &pr, false);
