@@ -66,6 +66,12 @@ struct eg_level {
 	bool avx;
 };
 
+/*
+ * Best last. No level uses VAES, VPCLMULQDQ or AVX-512: nothing this
+ * project runs on executes them correctly (see gcm_core.h), and the stock
+ * driver's VAES/VPCLMULQDQ code on 6.12 would be faster where they exist;
+ * this one is registered above it all the same, as the batches need it.
+ */
 static const struct eg_level eg_levels[] = {
 	{ &gcm_impl_aesni, false },
 	{ &gcm_impl_aesni_avx, true },
