@@ -492,7 +492,9 @@ static int gt_async_one(struct gt_state *t, unsigned int len)
 	if (err)
 		return err;
 
-	aead_request_set_callback(t->mreq, 0, crypto_req_done, &wait);
+	/* may backlog: -EBUSY then means queued, as -EINPROGRESS does */
+	aead_request_set_callback(t->mreq, CRYPTO_TFM_REQ_MAY_BACKLOG,
+				  crypto_req_done, &wait);
 	aead_request_set_ad(t->mreq, 16);
 	aead_request_set_crypt(t->mreq, &sg, &sg, len, iv);
 	kernel_fpu_begin();
