@@ -12,7 +12,8 @@ GCM_OBJS := $(OUT)/gcm_aesni.o $(OUT)/gcm_aesni_avx.o
 GCM_CPU ?= 1
 GCM_REPS ?= 20
 GCM_QEMU ?= qemu-x86_64 -cpu max
-CPU_LOCK ?= /work/locks/cpu.lock
+# the machine's shared lock for timing runs where it has one
+CPU_LOCK ?= $(or $(wildcard /work/locks/cpu.lock),$(OUT)/cpu.lock)
 
 $(OUT)/gcm_aesni.o: NATIVE_GCM_FLAGS := -maes -mpclmul -msse4.1
 $(OUT)/gcm_aesni_avx.o: NATIVE_GCM_FLAGS := -maes -mpclmul -mavx
@@ -41,7 +42,8 @@ gcm-test: $(OUT)/gcm_native $(OUT)/qemu_vaes
 		case $$rc in \
 		0) echo "gcm vaes: $${w:-this CPU} runs VAES right: a VAES level could be written and tested here" ;; \
 		1) echo "gcm vaes: skipped: $${w:-this CPU} computes VAESENC (ymm) wrongly, no VAES level (gcm_core.h)" ;; \
-		*) echo "gcm vaes: skipped: $${w:-this CPU} has no VAES" ;; \
+		2) echo "gcm vaes: skipped: $${w:-this CPU} has no VAES" ;; \
+		*) echo "gcm vaes: skipped: $$w cannot run (exit $$rc)" ;; \
 		esac; \
 	done; \
 	echo "gcm vpclmulqdq, avx512: skipped: neither this CPU nor $(GCM_QEMU) has them, no such level (gcm_core.h)"
