@@ -4,9 +4,9 @@
  * super-packet is segmented as late as possible, at the device
  * (gso_segment). Each segment leaves here with its own ESP header and its
  * own sequence number; xfrm_hooks.c then pads and encrypts it, one segment
- * at a time from validate_xmit_xfrm(), or, when the SA's AEAD is this
- * module's ChaCha20-Poly1305, all segments here in one batch
- * (eso_encrypt_segments()).
+ * at a time from validate_xmit_xfrm(), or, when the SA's AEAD is one of
+ * this module's (ChaCha20-Poly1305, AES-GCM), all segments here in one
+ * batch (eso_encrypt_segments()).
  *
  * Sequence numbers: xfrm_output() reserved gso_segs numbers for the
  * super-packet (xfrm_replay_overflow_offload*()), starting at

@@ -29,6 +29,7 @@
 
 #include "esp_swoffload.h"
 #include "chacha_simd.h"
+#include "gcm_simd.h"
 
 static const struct net_offload eso_offload4 = {
 	.callbacks = {
@@ -205,16 +206,22 @@ static int __init eso_init(void)
 	if (err)
 		goto out_csum;
 
+	err = esp_gcm_init();
+	if (err)
+		goto out_chacha;
+
 	err = eso_register();
 	if (err) {
 		pr_err(ESO_NAME ": could not take the ESP offload slots (%d)\n",
 		       err);
-		goto out_chacha;
+		goto out_gcm;
 	}
 
 	pr_info(ESO_NAME ": ESP GSO/GRO offload active for SAs created from now on\n");
 	return 0;
 
+out_gcm:
+	esp_gcm_exit();
 out_chacha:
 	esp_chacha_exit();
 out_csum:
@@ -242,6 +249,7 @@ static void __exit eso_exit(void)
 	eso_unregister();
 	/* only now may the stock modules take the slots */
 	unregister_module_notifier(&eso_module_nb);
+	esp_gcm_exit();
 	esp_chacha_exit();
 	eso_rx_cb_exit();
 	eso_rx_steer_exit();

@@ -9,7 +9,8 @@
  *                  checksums trusted once the ICV verified
  *   xfrm_hooks.c   xfrm_type_offload callbacks: per-segment encryption,
  *                  input tail, async completion accounting; batch
- *                  encryption of a GSO packet for our ChaCha20-Poly1305
+ *                  encryption of a GSO packet and decryption of an RX run
+ *                  for our ChaCha20-Poly1305 and AES-GCM
  *   rx_steer.c     in-order hand-off of each SA's packets on one CPU
  *   rx_decap.c     RX: a run of one SA's packets finished without xfrm_input()
  *   tx_order.c     TX: an SA's packets reach the device in number order

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The xfrm_type_offload callbacks: encap (esp_gso.c), xmit and input_tail;
- * and the batch encryption of a whole GSO packet (eso_encrypt_segments()).
+ * and the batches of the module's own AEADs (ChaCha20-Poly1305, AES-GCM):
+ * the encryption of a whole GSO packet (eso_encrypt_segments()) and the
+ * decryption of an RX run (eso_decrypt_run()).
  *
  * xmit runs once per segment from validate_xmit_xfrm(), after segmentation:
  * it adds padding, next header and TFC padding, fills in the
@@ -29,6 +31,7 @@
 
 #include "chacha_simd.h"
 #include "esp_swoffload.h"
+#include "gcm_simd.h"
 
 /*
  * esp6's exports, looked up at load rather than linked: on a host booted
@@ -379,28 +382,90 @@ static void eso_seg_append(struct sk_buff **head, struct sk_buff ***tail,
 
 /*
  * Batch encryption. esp4/esp6 give an rfc7539esp SA the transform
- * "seqiv(rfc7539esp(chacha20,poly1305))": an IV-generating wrapper whose
- * context (struct aead_geniv_ctx) holds the real AEAD and a salt. When
- * that real AEAD is this module's, eso_gso_segment() has every segment of
- * a super-packet encrypted here, at segmentation, in one
- * esp_chacha_batch() call: one FPU section and one allocation for the
- * whole batch instead of one of each per 1.4 KB segment. The segments
- * then leave with their sec_path dropped, and validate_xmit_xfrm() passes
- * them through. seqiv's part is done here as seqiv does it: the IV is
- * the 64-bit sequence number XOR the salt, written after the ESP header
- * and given to the AEAD as the tail of the associated data, which
- * rfc7539esp does not authenticate.
+ * "seqiv(rfc7539esp(chacha20,poly1305))", and an rfc4106 SA
+ * "seqiv(rfc4106(gcm(aes)))": an IV-generating wrapper whose context
+ * (struct aead_geniv_ctx) holds the real AEAD and a salt. When that real
+ * AEAD is one of this module's, eso_gso_segment() has every segment of a
+ * super-packet encrypted here, at segmentation, in one batch call of that
+ * AEAD: one FPU section and one allocation for the whole batch instead of
+ * one of each per 1.4 KB segment. The segments then leave with their
+ * sec_path dropped, and validate_xmit_xfrm() passes them through. seqiv's
+ * part is done here as seqiv does it: the IV is the 64-bit sequence number
+ * XOR the salt, written after the ESP header and given to the AEAD as the
+ * tail of the associated data, which rfc7539esp and rfc4106 alike do not
+ * authenticate (the AD they authenticate is spi, [seq hi,] seq).
  */
-static struct crypto_aead *eso_batch_child(struct xfrm_state *x)
+struct eso_batch_ops {
+	const char *geniv;	/* driver name of seqiv over the AEAD */
+	bool (*is_ours)(struct crypto_aead *tfm);
+	/* can the batch do this tfm's requests here and now? NULL: always */
+	bool (*ready)(struct crypto_aead *tfm);
+	int (*batch)(struct crypto_aead *tfm, struct aead_request **reqs,
+		     unsigned int n, bool enc, int *errs);
+};
+
+static const struct eso_batch_ops eso_batch_aeads[] = {
+	{
+		.geniv		= "seqiv(" ESP_CHACHA_DRIVER ")",
+		.is_ours	= esp_chacha_is_ours,
+		.batch		= esp_chacha_batch,
+	}, {
+		/*
+		 * Not ready where SIMD is not usable, and for AES-192: the
+		 * stock driver behind it does those, perhaps asynchronously,
+		 * so they take the per-packet paths, which allow for that.
+		 */
+		.geniv		= "seqiv(" ESP_GCM_DRIVER ")",
+		.is_ours	= esp_gcm_is_ours,
+		.ready		= esp_gcm_batch_ready,
+		.batch		= esp_gcm_batch,
+	},
+};
+
+/* Which of the module's AEADs @x's is, if any; its real AEAD in *child. */
+static const struct eso_batch_ops *eso_batch_child(struct xfrm_state *x,
+						   struct crypto_aead **child)
 {
 	struct crypto_aead *aead = x->data;
+	const char *name = crypto_tfm_alg_driver_name(crypto_aead_tfm(aead));
 	struct aead_geniv_ctx *ctx;
+	unsigned int i;
 
-	if (strcmp(crypto_tfm_alg_driver_name(crypto_aead_tfm(aead)),
-		   "seqiv(" ESP_CHACHA_DRIVER ")"))
+	for (i = 0; i < ARRAY_SIZE(eso_batch_aeads); i++) {
+		const struct eso_batch_ops *ops = &eso_batch_aeads[i];
+
+		if (strcmp(name, ops->geniv))
+			continue;
+		ctx = crypto_aead_ctx(aead);
+		if (!ops->is_ours(ctx->child))
+			return NULL;
+		*child = ctx->child;
+		return ops;
+	}
+	return NULL;
+}
+
+/* The batch operations of @child, one of ours (eso_batch_child()). */
+static const struct eso_batch_ops *eso_batch_ops_of(struct crypto_aead *child)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(eso_batch_aeads); i++)
+		if (eso_batch_aeads[i].is_ours(child))
+			return &eso_batch_aeads[i];
+	return NULL;
+}
+
+/* @x's real AEAD if it is ours and its batch can do the work now. */
+static struct crypto_aead *eso_batch_ready(struct xfrm_state *x)
+{
+	const struct eso_batch_ops *ops;
+	struct crypto_aead *child;
+
+	ops = eso_batch_child(x, &child);
+	if (!ops || (ops->ready && !ops->ready(child)))
 		return NULL;
-	ctx = crypto_aead_ctx(aead);
-	return esp_chacha_is_ours(ctx->child) ? ctx->child : NULL;
+	return child;
 }
 
 static bool tx_batch = true;	/* debugfs: N encrypts each in eso_xmit() */
@@ -408,10 +473,10 @@ static bool tx_batch = true;	/* debugfs: N encrypts each in eso_xmit() */
 /* The AEAD to batch @x's segments with, or NULL to leave them to eso_xmit(). */
 struct crypto_aead *eso_batch_aead(struct xfrm_state *x)
 {
-	return READ_ONCE(tx_batch) ? eso_batch_child(x) : NULL;
+	return READ_ONCE(tx_batch) ? eso_batch_ready(x) : NULL;
 }
 
-#define ESO_IVLEN 8	/* rfc7539esp */
+#define ESO_IVLEN 8	/* rfc7539esp, rfc4106 */
 
 struct eso_batch_seg {
 	struct sk_buff *skb;
@@ -456,8 +521,8 @@ static void eso_batch_restore_data(struct eso_batch_seg *bs)
 }
 
 /*
- * Fill @br (whose IV is set) with the associated data rfc7539esp expects
- * under seqiv: spi, [seq hi,] seq, IV; and a request for @cryptlen bytes
+ * Fill @br (whose IV is set) with the associated data rfc7539esp and
+ * rfc4106 expect under seqiv: spi, [seq hi,] seq, IV; and a request for @cryptlen bytes
  * of @skb from @off, in place, in the @nfrags + 1 entries that
  * eso_batch_req_size() made room for. NULL if the skb would not map.
  */
@@ -580,6 +645,7 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 				     struct sk_buff *segs,
 				     unsigned int esp_off, bool ipv6)
 {
+	const struct eso_batch_ops *ops = eso_batch_ops_of(child);
 	struct aead_request **reqs;
 	struct net *net = xs_net(x);
 	struct eso_batch_seg *bs;
@@ -589,6 +655,9 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 	u8 *mem = NULL, *p;
 	int *errs;
 
+	/* untouched: validate_xmit_xfrm() does them (eso_xmit()) */
+	if (!ops || (ops->ready && !ops->ready(child)))
+		return segs;
 	skb_list_walk_safe(segs, skb, next)
 		n++;
 	bs = kcalloc(n, sizeof(*bs) + sizeof(*reqs) + sizeof(*errs),
@@ -627,7 +696,7 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 	}
 
 	if (nreq)
-		esp_chacha_batch(child, reqs, nreq, true, errs);
+		ops->batch(child, reqs, nreq, true, errs);
 
 	for (i = 0, nreq = 0; i < n; i++) {
 		skb = bs[i].skb;
@@ -642,10 +711,11 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 			}
 		}
 		/*
-		 * Never: the batch AEAD is this module's synchronous ChaCha.
-		 * Were it async, the request would own skb, and its
-		 * esp_output_done() would find no XFRM_DEV_RESUME and no
-		 * dst->xfrm here.
+		 * Never: the batches are synchronous (and the one-at-a-time
+		 * path above, without memory, only runs where ops->ready()
+		 * says the AEAD is too). Were it async, the request would own
+		 * skb, and its esp_output_done() would find no
+		 * XFRM_DEV_RESUME and no dst->xfrm here.
 		 */
 		if (WARN_ON_ONCE(bs[i].err == -EINPROGRESS))
 			continue;
@@ -725,7 +795,8 @@ struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
 
 /*
  * RX batch: the packets of one SA that wait together in rx_steer.c's queue
- * are decrypted in one esp_chacha_batch() call before xfrm sees them, each
+ * are decrypted in one batch call of the SA's AEAD (one of the module's)
+ * before xfrm sees them, each
  * exactly as esp_input() would (same associated data, in place, after
  * the same copy-on-write), and leave marked CRYPTO_DONE with their
  * verdict, as a NIC that decrypts marks them. xfrm_input() then does
@@ -746,7 +817,7 @@ struct crypto_aead *eso_rx_batch_aead(struct xfrm_state *x)
 	/* CRYPTO_DONE needs our input_tail, as in eso_null_nocrypt() */
 	if (!READ_ONCE(rx_batch) || !eso_state_is_ours(x))
 		return NULL;
-	return eso_batch_child(x);
+	return eso_batch_ready(x);
 }
 
 /*
@@ -832,6 +903,7 @@ void eso_rx_null_done(struct xfrm_state *x, struct sk_buff *skb)
 void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
 		     struct sk_buff_head *run)
 {
+	const struct eso_batch_ops *ops = eso_batch_ops_of(child);
 	const unsigned int hlen = sizeof(struct ip_esp_hdr) + ESO_IVLEN;
 	unsigned int n = 0, nreq = 0, i;
 	int nfrags[ESO_RX_RUN], *errs;
@@ -841,6 +913,9 @@ void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
 	u8 *mem, *p;
 
 	if (WARN_ON_ONCE(skb_queue_len(run) > ESO_RX_RUN))
+		return;
+	/* xfrm decrypts them one by one */
+	if (!ops || (ops->ready && !ops->ready(child)))
 		return;
 	skb_queue_walk(run, skb) {
 		nfrags[n] = -EINVAL;
@@ -877,13 +952,18 @@ void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
 	}
 
 	if (nreq)
-		esp_chacha_batch(child, reqs, nreq, false, errs);
+		ops->batch(child, reqs, nreq, false, errs);
 
 	i = 0;
 	nreq = 0;
 	skb_queue_walk(run, skb) {
 		if (nfrags[i++] <= 0)
 			continue;
+		/* not done (not ready after all): xfrm decrypts it */
+		if (errs[nreq] == -EAGAIN) {
+			nreq++;
+			continue;
+		}
 		/* the ciphertext's sum says nothing about the plaintext */
 		skb->ip_summed = CHECKSUM_NONE;
 		eso_rx_mark_done(x, skb, errs[nreq]);
@@ -917,11 +997,15 @@ static int eso_xmit6(struct xfrm_state *x, struct sk_buff *skb,
  */
 static bool eso_batch_esn_stale(struct xfrm_state *x, struct sk_buff *skb)
 {
+	struct crypto_aead *child;
+
 	/*
-	 * Only eso_decrypt_run() marks our ChaCha SAs' packets CRYPTO_DONE: no
-	 * NIC offloads rfc7539esp, and GRO leaves packets that arrive so alone.
+	 * Only eso_decrypt_run() marks the packets of our AEADs' SAs
+	 * CRYPTO_DONE, but for a NIC's SA (x->xso.dev: a NIC may do rfc4106
+	 * itself); GRO leaves packets that arrive so alone.
 	 */
-	if (likely(!(x->props.flags & XFRM_STATE_ESN)) || !eso_batch_child(x))
+	if (likely(!(x->props.flags & XFRM_STATE_ESN)) || x->xso.dev ||
+	    !eso_batch_child(x, &child))
 		return false;
 	if (likely(xfrm_offload(skb)->seq.hi ==
 		   ntohl(XFRM_SKB_CB(skb)->seq.input.hi)))

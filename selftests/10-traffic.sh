@@ -5,8 +5,8 @@
 # rx_decrypted in b; and that b trusted the inner checksums on the strength of the ICV
 # (rx_csum_by_icv) exactly when the SA has one (not for esp-null without auth) and the
 # ICV covers the packet's whole way (transport mode; tunnel mode only below); and that
-# ChaCha20-Poly1305 (the module's own AEAD) was encrypted in batches (tx_batched) and
-# decrypted in batches (rx_batched), and no other AEAD was; and that esp-null went
+# ChaCha20-Poly1305 and AES-GCM (the module's own AEADs) were encrypted in batches
+# (tx_batched) and decrypted in batches (rx_batched), and no other AEAD was; and that esp-null went
 # without the crypto API (tx_null, rx_null for every packet taken at GRO), and nothing else;
 # and that esp-null's checksums, computed by a, were not verified again by b
 # (rx_null_csum_kept), unless null_csum_once=0; that null_nocrypt=0 sends esp-null
@@ -66,8 +66,8 @@ for fam in $FAMILIES; do
 		rt1=$(tcp_retrans a)
 		t_expect "$name: at most 3 TCP retransmits other than tail-loss probes (+$((${rt1:-0} - ${rt0:-0})))" \
 			"$((${rt1:-999} - ${rt0:-0}))" -le 3
-		# the module's own ChaCha20-Poly1305 is encrypted a GSO packet at a time
-		if [ "$algo" = chacha ]; then
+		# the module's own AEADs encrypt a GSO packet at a time
+		if [ "$algo" = chacha ] || [ "$algo" = gcm128 ] || [ "$algo" = gcm256 ]; then
 			t_expect "$name: segments encrypted in batches (tx_batched +$((${bt1:-0} - ${bt0:-0})))" "$bt1" -gt "${bt0:-missing}"
 			# every packet the module took at GRO went through the RX batch
 			t_expect "$name: packets decrypted in batches (rx_batched +$((${rb1:-0} - ${rb0:-0})) of rx_gro_packets +$((${rx1:-0} - ${rx0:-0})))" \

@@ -5,7 +5,7 @@
 # numbered after a super-packet must not reach the wire before it, or the receiver drops
 # the super-packet's first segments as outside its window (tx_order.c). So: no
 # XfrmInStateSeqError and no replay-window drop on the receiving SA, for ChaCha20-Poly1305
-# (encrypted at segmentation in one batch) and AES-GCM; no TCP retransmits beyond veth's
+# and AES-GCM (both encrypted at segmentation in one batch); no TCP retransmits beyond veth's
 # own drops. tx_renumbered may grow: a gap in the numbers is what a receiver accepts.
 # Then ChaCha again behind a qdisc with a backlog (tbf at 100 Mbit/s), where the
 # packets that wait were numbered in turn: the order must hold there too.

@@ -4,14 +4,14 @@
 # transformed super-packet itself, at LOCAL_OUT, before ip_output() has set skb->dev:
 # the module's segmentation must take the device from the route. So: 4 MiB intact,
 # the listener saw the segments, and the module segmented them (tx_gso_skbs grew), for
-# ChaCha20-Poly1305 (encrypted in one batch at segmentation) and AES-GCM (encrypted
-# later, per segment, at the device), IPv4 and IPv6.
+# ChaCha20-Poly1305 and AES-GCM (encrypted in one batch at segmentation) and
+# AES-CBC/HMAC-SHA256 (encrypted later, per segment, at the device), IPv4 and IPv6.
 if ! command -v nft > /dev/null; then
 	t_skip "nfqueue: nft missing (scripts/install-deps.sh installs nftables)"
 	return 0
 fi
 modprobe -q nfnetlink_queue; modprobe -q nft_queue
-for algo in chacha gcm128; do
+for algo in chacha gcm128 cbc-sha256; do
 	for fam in 4 6; do
 		name="nfqueue $algo v$fam"
 		if ! ns_setup tso-off 2> "$T_TMP/err" ||
