@@ -22,11 +22,22 @@
  */
 
 #include "chacha_impl.h"
+#include "chacha_poly.h"
 
 #ifdef __CHECKER__
 /* sparse does not parse GCC vector extensions: it checks the interface only */
 void CC_FN(chacha_xor)(u32 *state, u8 *dst, const u8 *src,
 		       unsigned int nblocks)
+{
+}
+
+void CC_FN(cc_seal)(struct cc_aead *a, u8 *dst, const u8 *src,
+		    unsigned int nblocks)
+{
+}
+
+void CC_FN(cc_open)(struct cc_aead *a, u8 *dst, const u8 *src,
+		    unsigned int nblocks)
 {
 }
 #else
@@ -273,6 +284,37 @@ void CC_FN(chacha_xor)(u32 *state, u8 *dst, const u8 *src,
 		dst += CHACHA_BLOCK_SIZE;
 		if (src)
 			src += CHACHA_BLOCK_SIZE;
+	}
+}
+
+/* 16 blocks (1 KiB) ciphered, then hashed while they are in L1 */
+#define CC_RUN 16U
+
+void CC_FN(cc_seal)(struct cc_aead *a, u8 *dst, const u8 *src,
+		    unsigned int nblocks)
+{
+	while (nblocks) {
+		unsigned int n = nblocks < CC_RUN ? nblocks : CC_RUN;
+
+		CC_FN(chacha_xor)(a->state, dst, src, n);
+		cc_poly_blocks(&a->poly, dst, n * 4, 1);
+		dst += n * CHACHA_BLOCK_SIZE;
+		src += n * CHACHA_BLOCK_SIZE;
+		nblocks -= n;
+	}
+}
+
+void CC_FN(cc_open)(struct cc_aead *a, u8 *dst, const u8 *src,
+		    unsigned int nblocks)
+{
+	while (nblocks) {
+		unsigned int n = nblocks < CC_RUN ? nblocks : CC_RUN;
+
+		cc_poly_blocks(&a->poly, src, n * 4, 1);
+		CC_FN(chacha_xor)(a->state, dst, src, n);
+		dst += n * CHACHA_BLOCK_SIZE;
+		src += n * CHACHA_BLOCK_SIZE;
+		nblocks -= n;
 	}
 }
 #endif /* __CHECKER__ */
