@@ -9,14 +9,18 @@
  *	xor nblocks * 64 bytes of keystream into dst (src NULL: write the
  *	keystream itself; src == dst is allowed) and add nblocks to the
  *	32-bit block counter state[12].
- *   cc_seal_LVL(a, dst, src, nblocks)	encrypt nblocks * 64 bytes and
- *	absorb the cipher text into a->poly, in one pass.
- *   cc_open_LVL(a, dst, src, nblocks)	absorb the cipher text src into
- *	a->poly and decrypt it, in one pass.
+ *   cc_seal_LVL(a, dst, src, nblocks, pn)	encrypt nblocks * 64 bytes
+ *	and absorb the cipher text into a->poly, in one pass. The pn 16-byte
+ *	blocks just before dst are cipher text not absorbed yet (ciphered
+ *	from buffered keystream): they go first, during the first pass.
+ *   cc_open_LVL(a, dst, src, nblocks, pn)	absorb the cipher text
+ *	src, after the pn blocks just before it, and decrypt it, in one pass.
  *
  * seal and open are only called with the text 64-byte aligned in the
  * message (so Poly1305 takes whole 16-byte blocks) and no keystream
- * buffered. The SIMD ones need the FPU usable (see chacha_core.h).
+ * buffered; they may leave the keystream of the blocks that follow in
+ * a->ks[a->ks_pos..a->ks_len) (a pass computed more blocks than the text
+ * had). The SIMD ones need the FPU usable (see chacha_core.h).
  */
 #ifndef _ESP_CHACHA_IMPL_H
 #define _ESP_CHACHA_IMPL_H
@@ -31,9 +35,9 @@
 void chacha_xor_##lvl(u32 *state, u8 *dst, const u8 *src,		\
 		      unsigned int nblocks);				\
 void cc_seal_##lvl(struct cc_aead *a, u8 *dst, const u8 *src,		\
-		   unsigned int nblocks);				\
+		   unsigned int nblocks, unsigned int pn);		\
 void cc_open_##lvl(struct cc_aead *a, u8 *dst, const u8 *src,		\
-		   unsigned int nblocks)
+		   unsigned int nblocks, unsigned int pn)
 
 CC_LEVEL_FNS(generic);
 CC_LEVEL_FNS(ssse3);

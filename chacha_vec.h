@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ChaCha20 block function in SIMD, written once with GCC vector extensions
- * and compiled several times: chacha_ssse3.c, chacha_avx2.c and
- * chacha_avx512.c include this file with their own -m flags.
+ * A SIMD level (see chacha_impl.h): ChaCha20 and the fused ChaCha20 +
+ * Poly1305 pass, written once with GCC vector extensions and compiled
+ * several times: chacha_ssse3.c, chacha_avx2.c and chacha_avx512.c include
+ * this file with their own -m flags.
  *
  * Layout is "vertical": vector word i holds state word i of W consecutive
- * blocks (W = 4 with 128-bit vectors, W = 8 with 256-bit vectors), so a
- * round is plain lane-wise adds, xors and rotates. The keystream is put
- * back in block order with a transpose before it is xored with the data.
- *
- * Rotates are written as two shifts and an or: GCC turns them into vprold
- * with -mavx512vl. (pshufb for the 16- and 8-bit rotates measured no faster
- * on real hardware here, and half as fast under qemu TCG, which emulates
- * pshufb with a helper call.) 1 to 3 trailing blocks use a one-block
+ * blocks (a group: W = 4 with 128-bit vectors, W = 8 with 256-bit ones),
+ * so a round is plain lane-wise adds, xors and rotates. The keystream is
+ * put back in block order with a transpose before it is xored with the
+ * data. Poly1305 (scalar, chacha_poly.h) runs inside the rounds of a group,
+ * on cipher text already known: the previous group's on encryption, the
+ * group's own on decryption. A tail of 1 to 3 blocks uses a one-block
  * "horizontal" routine (rows in vectors, diagonals by pshufd).
  *
  * The including file defines:
  *   CC_FN(name)  the name of the exported function (per instruction set)
  *   CC_WIDE      to build the 8-block path (256-bit vectors)
+ *   CC_VPROLD    rotates by 16 and 8 as shifts (AVX-512VL: vprold)
  * Nothing here may be called outside kernel_fpu_begin()/kernel_fpu_end().
  */
 
@@ -32,32 +32,109 @@ void CC_FN(chacha_xor)(u32 *state, u8 *dst, const u8 *src,
 }
 
 void CC_FN(cc_seal)(struct cc_aead *a, u8 *dst, const u8 *src,
-		    unsigned int nblocks)
+		    unsigned int nblocks, unsigned int pn)
 {
 }
 
 void CC_FN(cc_open)(struct cc_aead *a, u8 *dst, const u8 *src,
-		    unsigned int nblocks)
+		    unsigned int nblocks, unsigned int pn)
 {
 }
 #else
 
+/* ------------------------------------------------------------------ */
+/* Poly1305 interleaved with the rounds                                */
+
+/*
+ * The Poly1305 state in registers while a group of blocks is computed:
+ * its scalar multiply chain and the vector rounds are independent, so an
+ * out-of-order core runs them side by side.
+ */
+struct cc_ph {
+	u64 h0, h1, h2;
+	u64 r0, r1, s1;
+};
+
+static __always_inline void cc_ph_load(struct cc_ph *ph, const struct cc_poly *p)
+{
+	ph->h0 = p->h[0];
+	ph->h1 = p->h[1];
+	ph->h2 = p->h[2];
+	ph->r0 = p->r[0];
+	ph->r1 = p->r[1];
+	ph->s1 = p->s1;
+}
+
+static __always_inline void cc_ph_store(const struct cc_ph *ph, struct cc_poly *p)
+{
+	p->h[0] = ph->h0;
+	p->h[1] = ph->h1;
+	p->h[2] = ph->h2;
+}
+
+static __always_inline void cc_ph_blocks(struct cc_ph *ph, const u8 *m,
+					 unsigned int n)
+{
+	while (n--) {
+		cc_poly_block(&ph->h0, &ph->h1, &ph->h2, ph->r0, ph->r1,
+			      ph->s1, m, 1);
+		m += 16;
+	}
+}
+
+/* Of @n Poly1305 blocks spread over the 10 double rounds, those of round i */
+static __always_inline unsigned int cc_ph_share(unsigned int n, int i)
+{
+	return n * (i + 1) / 10 - n * i / 10;
+}
+
+/* ------------------------------------------------------------------ */
+/* 128-bit vectors                                                     */
+
 typedef u32 cc_v4 __attribute__((vector_size(16)));
 typedef u32 cc_v4_un __attribute__((vector_size(16))) __aligned(1);
+typedef u8 cc_b16 __attribute__((vector_size(16)));
 
+/*
+ * Rotates: by 16 and 8 bits a byte shuffle (pshufb: one instruction, no
+ * temporary register), by 12 and 7 two shifts and an or; at AVX-512VL
+ * all four are one vprold, which GCC emits for the shift-or form.
+ */
 static __always_inline cc_v4 cc_rol4(cc_v4 v, int n)
 {
 	return (v << n) | (v >> (32 - n));
 }
 
+static __always_inline cc_v4 cc_rol4_16(cc_v4 v)
+{
+#ifdef CC_VPROLD
+	return cc_rol4(v, 16);
+#else
+	const cc_b16 m = { 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13 };
+
+	return (cc_v4)__builtin_shuffle((cc_b16)v, m);
+#endif
+}
+
+static __always_inline cc_v4 cc_rol4_8(cc_v4 v)
+{
+#ifdef CC_VPROLD
+	return cc_rol4(v, 8);
+#else
+	const cc_b16 m = { 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14 };
+
+	return (cc_v4)__builtin_shuffle((cc_b16)v, m);
+#endif
+}
+
 static __always_inline void cc_qr4(cc_v4 *a, cc_v4 *b, cc_v4 *c, cc_v4 *d)
 {
 	*a += *b;
-	*d = cc_rol4(*d ^ *a, 16);
+	*d = cc_rol4_16(*d ^ *a);
 	*c += *d;
 	*b = cc_rol4(*b ^ *c, 12);
 	*a += *b;
-	*d = cc_rol4(*d ^ *a, 8);
+	*d = cc_rol4_8(*d ^ *a);
 	*c += *d;
 	*b = cc_rol4(*b ^ *c, 7);
 }
@@ -111,23 +188,36 @@ static __always_inline void cc_1block(const u32 *state, u8 *dst,
 	*(cc_v4_un *)(dst + 48) = d;
 }
 
-/* Four blocks at counters state[12] .. state[12] + 3, 128-bit vectors. */
-static __always_inline void cc_4blocks(const u32 *state, u8 *dst,
-				       const u8 *src)
+/*
+ * Keystream words of four blocks at counters state[12] .. + 3 ("vertical":
+ * x[i] holds word i of each), hashing @pn Poly1305 blocks at @pm meanwhile.
+ */
+static __always_inline void cc_4ks(const u32 *state, cc_v4 *x,
+				   struct cc_ph *ph, const u8 *pm,
+				   unsigned int pn)
 {
-	cc_v4 x[16], t0, t1, t2, t3;
 	int i;
 
 	for (i = 0; i < 16; i++)
 		x[i] = (cc_v4){ state[i], state[i], state[i], state[i] };
 	x[12] += (cc_v4){ 0, 1, 2, 3 };
 
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 10; i++) {
 		cc_dround4(x);
+		cc_ph_blocks(ph, pm, cc_ph_share(pn, i));
+		pm += 16 * cc_ph_share(pn, i);
+	}
 
 	for (i = 0; i < 16; i++)
 		x[i] += (cc_v4){ state[i], state[i], state[i], state[i] };
 	x[12] += (cc_v4){ 0, 1, 2, 3 };
+}
+
+/* Four blocks of keystream words xored into dst (src NULL: stored). */
+static __always_inline void cc_4out(const cc_v4 *x, u8 *dst, const u8 *src)
+{
+	cc_v4 t0, t1, t2, t3;
+	int i;
 
 	/* 4x4 transposes: group g gives bytes 16g..16g+15 of each block */
 	for (i = 0; i < 4; i++) {
@@ -155,23 +245,65 @@ static __always_inline void cc_4blocks(const u32 *state, u8 *dst,
 	}
 }
 
+/* n bytes (a multiple of 16) of dst = src ^ ks */
+static __always_inline void cc_xor16(u8 *dst, const u8 *src, const u8 *ks,
+				     unsigned int n)
+{
+	for (; n; n -= 16, dst += 16, src += 16, ks += 16)
+		*(cc_v4_un *)dst = *(const cc_v4_un *)src ^
+				   *(const cc_v4_un *)ks;
+}
+
 #ifdef CC_WIDE
+/* ------------------------------------------------------------------ */
+/* 256-bit vectors                                                     */
+
 typedef u32 cc_v8 __attribute__((vector_size(32)));
 typedef u32 cc_v8_un __attribute__((vector_size(32))) __aligned(1);
+typedef u8 cc_b32 __attribute__((vector_size(32)));
 
 static __always_inline cc_v8 cc_rol8(cc_v8 v, int n)
 {
 	return (v << n) | (v >> (32 - n));
 }
 
+/* as cc_rol4_16() and cc_rol4_8(), within each 128-bit lane */
+static __always_inline cc_v8 cc_rol8_16(cc_v8 v)
+{
+#ifdef CC_VPROLD
+	return cc_rol8(v, 16);
+#else
+	const cc_b32 m = {
+		2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+		18, 19, 16, 17, 22, 23, 20, 21, 26, 27, 24, 25, 30, 31, 28, 29
+	};
+
+	return (cc_v8)__builtin_shuffle((cc_b32)v, m);
+#endif
+}
+
+static __always_inline cc_v8 cc_rol8_8(cc_v8 v)
+{
+#ifdef CC_VPROLD
+	return cc_rol8(v, 8);
+#else
+	const cc_b32 m = {
+		3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
+		19, 16, 17, 18, 23, 20, 21, 22, 27, 24, 25, 26, 31, 28, 29, 30
+	};
+
+	return (cc_v8)__builtin_shuffle((cc_b32)v, m);
+#endif
+}
+
 static __always_inline void cc_qr8(cc_v8 *a, cc_v8 *b, cc_v8 *c, cc_v8 *d)
 {
 	*a += *b;
-	*d = cc_rol8(*d ^ *a, 16);
+	*d = cc_rol8_16(*d ^ *a);
 	*c += *d;
 	*b = cc_rol8(*b ^ *c, 12);
 	*a += *b;
-	*d = cc_rol8(*d ^ *a, 8);
+	*d = cc_rol8_8(*d ^ *a);
 	*c += *d;
 	*b = cc_rol8(*b ^ *c, 7);
 }
@@ -213,26 +345,36 @@ static __always_inline void cc_put8(u8 *dst, const u8 *src, cc_v8 v)
 	*(cc_v8_un *)dst = v;
 }
 
-/* Eight blocks at counters state[12] .. state[12] + 7, 256-bit vectors. */
-static __always_inline void cc_8blocks(const u32 *state, u8 *dst,
-				       const u8 *src)
+/* Keystream words of eight blocks, hashing pn Poly1305 blocks meanwhile. */
+static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
+				   struct cc_ph *ph, const u8 *pm,
+				   unsigned int pn)
 {
 	const cc_v8 ctr = { 0, 1, 2, 3, 4, 5, 6, 7 };
-	cc_v8 x[16], lo[4], hi[4];
-	int i, h, j;
+	int i;
 
 	for (i = 0; i < 16; i++)
 		x[i] = (cc_v8){ state[i], state[i], state[i], state[i],
 				state[i], state[i], state[i], state[i] };
 	x[12] += ctr;
 
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 10; i++) {
 		cc_dround8(x);
+		cc_ph_blocks(ph, pm, cc_ph_share(pn, i));
+		pm += 16 * cc_ph_share(pn, i);
+	}
 
 	for (i = 0; i < 16; i++)
 		x[i] += (cc_v8){ state[i], state[i], state[i], state[i],
 				 state[i], state[i], state[i], state[i] };
 	x[12] += ctr;
+}
+
+/* Eight blocks of keystream words xored into dst (src NULL: stored). */
+static __always_inline void cc_8out(const cc_v8 *x, u8 *dst, const u8 *src)
+{
+	cc_v8 lo[4], hi[4];
+	int h, j;
 
 	/* h = 0: bytes 0..31 of every block, h = 1: bytes 32..63 */
 	for (h = 0; h < 2; h++) {
@@ -251,7 +393,20 @@ static __always_inline void cc_8blocks(const u32 *state, u8 *dst,
 		}
 	}
 }
+
+#define CC_GROUP 8U	/* blocks per pass */
+#define cc_vec cc_v8
+#define cc_gks cc_8ks
+#define cc_gout cc_8out
+#else
+#define CC_GROUP 4U
+#define cc_vec cc_v4
+#define cc_gks cc_4ks
+#define cc_gout cc_4out
 #endif /* CC_WIDE */
+
+/* ------------------------------------------------------------------ */
+/* Exported: raw keystream, fused seal and open                        */
 
 /*
  * Xor nblocks * 64 bytes of keystream into dst (src == NULL: store the
@@ -260,24 +415,31 @@ static __always_inline void cc_8blocks(const u32 *state, u8 *dst,
 void CC_FN(chacha_xor)(u32 *state, u8 *dst, const u8 *src,
 		       unsigned int nblocks)
 {
-#ifdef CC_WIDE
-	while (nblocks >= 8) {
-		cc_8blocks(state, dst, src);
-		state[12] += 8;
-		dst += 8 * CHACHA_BLOCK_SIZE;
+	struct cc_ph ph = { };
+	cc_vec x[16];
+
+	while (nblocks >= CC_GROUP) {
+		cc_gks(state, x, &ph, NULL, 0);
+		cc_gout(x, dst, src);
+		state[12] += CC_GROUP;
+		dst += CC_GROUP * CHACHA_BLOCK_SIZE;
 		if (src)
-			src += 8 * CHACHA_BLOCK_SIZE;
-		nblocks -= 8;
+			src += CC_GROUP * CHACHA_BLOCK_SIZE;
+		nblocks -= CC_GROUP;
 	}
-#endif
-	while (nblocks >= 4) {
-		cc_4blocks(state, dst, src);
+#ifdef CC_WIDE
+	if (nblocks >= 4) {
+		cc_v4 y[16];
+
+		cc_4ks(state, y, &ph, NULL, 0);
+		cc_4out(y, dst, src);
 		state[12] += 4;
 		dst += 4 * CHACHA_BLOCK_SIZE;
 		if (src)
 			src += 4 * CHACHA_BLOCK_SIZE;
 		nblocks -= 4;
 	}
+#endif
 	while (nblocks--) {
 		cc_1block(state, dst, src);
 		state[12]++;
@@ -287,34 +449,102 @@ void CC_FN(chacha_xor)(u32 *state, u8 *dst, const u8 *src,
 	}
 }
 
-/* 16 blocks (1 KiB) ciphered, then hashed while they are in L1 */
-#define CC_RUN 16U
-
-void CC_FN(cc_seal)(struct cc_aead *a, u8 *dst, const u8 *src,
-		    unsigned int nblocks)
+/*
+ * The last 1..CC_GROUP - 1 blocks of a pass: below 4 one at a time (a
+ * horizontal block costs about a third of a group), else a whole group
+ * whose unused blocks wait in a->ks for the text that follows. @pm, @pn:
+ * Poly1305 work to do meanwhile. Returns the keystream's address.
+ */
+static __always_inline const u8 *cc_tail_ks(struct cc_aead *a,
+					    struct cc_ph *ph,
+					    const u8 *pm, unsigned int pn,
+					    unsigned int nblocks)
 {
-	while (nblocks) {
-		unsigned int n = nblocks < CC_RUN ? nblocks : CC_RUN;
+	cc_vec x[16];
+	unsigned int i;
 
-		CC_FN(chacha_xor)(a->state, dst, src, n);
-		cc_poly_blocks(&a->poly, dst, n * 4, 1);
-		dst += n * CHACHA_BLOCK_SIZE;
-		src += n * CHACHA_BLOCK_SIZE;
-		nblocks -= n;
+	if (nblocks < 4) {
+		cc_ph_blocks(ph, pm, pn);
+		for (i = 0; i < nblocks; i++) {
+			cc_1block(a->state, a->ks + i * CHACHA_BLOCK_SIZE,
+				  NULL);
+			a->state[12]++;
+		}
+		return a->ks;
 	}
+	cc_gks(a->state, x, ph, pm, pn);
+	cc_gout(x, a->ks, NULL);
+	a->state[12] += CC_GROUP;
+	a->ks_pos = nblocks * CHACHA_BLOCK_SIZE;
+	a->ks_len = CC_GROUP * CHACHA_BLOCK_SIZE;
+	return a->ks;
 }
 
-void CC_FN(cc_open)(struct cc_aead *a, u8 *dst, const u8 *src,
-		    unsigned int nblocks)
+/*
+ * Encrypt: each group's cipher text (the first group: the @pn blocks
+ * before dst) is hashed while the next group's keystream is computed; the
+ * last group's during the tail's, or alone.
+ */
+void CC_FN(cc_seal)(struct cc_aead *a, u8 *dst, const u8 *src,
+		    unsigned int nblocks, unsigned int pn)
 {
-	while (nblocks) {
-		unsigned int n = nblocks < CC_RUN ? nblocks : CC_RUN;
+	const unsigned int gbytes = CC_GROUP * CHACHA_BLOCK_SIZE;
+	const u8 *pend = dst - 16 * pn;
+	struct cc_ph ph;
+	cc_vec x[16];
 
-		cc_poly_blocks(&a->poly, src, n * 4, 1);
-		CC_FN(chacha_xor)(a->state, dst, src, n);
-		dst += n * CHACHA_BLOCK_SIZE;
-		src += n * CHACHA_BLOCK_SIZE;
-		nblocks -= n;
+	cc_ph_load(&ph, &a->poly);
+	while (nblocks >= CC_GROUP) {
+		cc_gks(a->state, x, &ph, pend, pn);
+		cc_gout(x, dst, src);
+		a->state[12] += CC_GROUP;
+		pend = dst;
+		pn = gbytes / 16;
+		dst += gbytes;
+		src += gbytes;
+		nblocks -= CC_GROUP;
 	}
+	if (nblocks) {
+		const u8 *ks = cc_tail_ks(a, &ph, pend, pn, nblocks);
+
+		cc_xor16(dst, src, ks, nblocks * CHACHA_BLOCK_SIZE);
+		pend = dst;
+		pn = nblocks * CHACHA_BLOCK_SIZE / 16;
+	}
+	cc_ph_blocks(&ph, pend, pn);
+	cc_ph_store(&ph, &a->poly);
+}
+
+/*
+ * Decrypt: each group's cipher text is hashed while its keystream is
+ * computed (the @pn blocks before src with the first group's).
+ */
+void CC_FN(cc_open)(struct cc_aead *a, u8 *dst, const u8 *src,
+		    unsigned int nblocks, unsigned int pn)
+{
+	const unsigned int gbytes = CC_GROUP * CHACHA_BLOCK_SIZE;
+	struct cc_ph ph;
+	cc_vec x[16];
+
+	cc_ph_load(&ph, &a->poly);
+	while (nblocks >= CC_GROUP) {
+		cc_gks(a->state, x, &ph, src - 16 * pn, pn + gbytes / 16);
+		pn = 0;
+		cc_gout(x, dst, src);
+		a->state[12] += CC_GROUP;
+		dst += gbytes;
+		src += gbytes;
+		nblocks -= CC_GROUP;
+	}
+	if (nblocks) {
+		const u8 *ks = cc_tail_ks(a, &ph, src - 16 * pn,
+					  pn + nblocks * CHACHA_BLOCK_SIZE / 16,
+					  nblocks);
+
+		cc_xor16(dst, src, ks, nblocks * CHACHA_BLOCK_SIZE);
+		pn = 0;
+	}
+	cc_ph_blocks(&ph, src - 16 * pn, pn);
+	cc_ph_store(&ph, &a->poly);
 }
 #endif /* __CHECKER__ */
