@@ -71,9 +71,15 @@ void chacha_xor_generic(u32 *state, u8 *dst, const u8 *src,
 /* 16 blocks (1 KiB) ciphered, then hashed while they are in L1 */
 #define CC_GENERIC_RUN 16U
 
+static void cc_xor_bytes(u8 *dst, const u8 *src, const u8 *ks,
+			 unsigned int n);
+
+/* seal and open take the @pn blocks before dst or src as chacha_impl.h says */
 void cc_seal_generic(struct cc_aead *a, u8 *dst, const u8 *src,
 		     unsigned int nblocks, unsigned int pn)
 {
+	cc_xor_bytes(dst - 16 * pn, src - 16 * pn,
+		     a->ks + a->ks_len - 16 * pn, 16 * pn);
 	cc_poly_blocks(&a->poly, dst - 16 * pn, pn, 1);
 	while (nblocks) {
 		unsigned int n = cc_min(nblocks, CC_GENERIC_RUN);
@@ -90,6 +96,8 @@ void cc_open_generic(struct cc_aead *a, u8 *dst, const u8 *src,
 		     unsigned int nblocks, unsigned int pn)
 {
 	cc_poly_blocks(&a->poly, src - 16 * pn, pn, 1);
+	cc_xor_bytes(dst - 16 * pn, src - 16 * pn,
+		     a->ks + a->ks_len - 16 * pn, 16 * pn);
 	while (nblocks) {
 		unsigned int n = cc_min(nblocks, CC_GENERIC_RUN);
 
@@ -171,6 +179,7 @@ void cc_aead_init(struct cc_aead *a, enum cc_level level,
 	cc_poly_init(&a->poly, a->ks);
 	a->ks_pos = CHACHA_BLOCK_SIZE;
 	a->ks_len = n * CHACHA_BLOCK_SIZE;
+	a->ks_hi = a->ks_len;
 }
 
 /* Poly1305 over bytes that may not fill a 16-byte block */
@@ -236,11 +245,9 @@ static void cc_xor_bytes(u8 *dst, const u8 *src, const u8 *ks,
  * level's fused pass (the text is 64-byte aligned there: the buffer holds
  * whole blocks, so it runs dry only at a block boundary, where Poly1305 has
  * no partial block either); a last partial block through the buffer.
- * On encryption, buffered keystream that ends at a block boundary right
- * before such a pass is only xored here: the pass absorbs that cipher text
- * too, in its first group (@pn blocks), where the vector work hides
- * Poly1305's. (Not on decryption: in place, the xor would have replaced
- * the cipher text before the pass reads it.)
+ * Buffered keystream that ends at a block boundary right before such a
+ * pass is left to the pass (@pn blocks): it absorbs that cipher text in
+ * its first group, where the vector work hides Poly1305's, and xors it.
  */
 static void cc_aead_text(struct cc_aead *a, u8 *dst, const u8 *src,
 			 unsigned int len, bool enc)
@@ -255,10 +262,9 @@ static void cc_aead_text(struct cc_aead *a, u8 *dst, const u8 *src,
 	while (len) {
 		if (a->ks_pos < a->ks_len) {
 			n = cc_min(len, a->ks_len - a->ks_pos);
-			if (enc && n == a->ks_len - a->ks_pos && !a->buflen &&
+			if (n == a->ks_len - a->ks_pos && !a->buflen &&
 			    !(n % 16) && len - n >= CHACHA_BLOCK_SIZE) {
-				cc_xor_bytes(dst, src, a->ks + a->ks_pos, n);
-				pn = n / 16;
+				pn = n / 16;	/* for the pass, below */
 			} else {
 				if (!enc)
 					cc_poly_update(a, src, n);
@@ -314,7 +320,8 @@ void cc_aead_tag(struct cc_aead *a, u8 *tag)
 
 void cc_aead_wipe(struct cc_aead *a)
 {
-	memzero_explicit(a, sizeof(*a));
+	/* all but the keystream buffer's unwritten end */
+	memzero_explicit(a, sizeof(*a) - sizeof(a->ks) + a->ks_hi);
 }
 
 bool cc_equal(const u8 *a, const u8 *b, unsigned int n)

@@ -58,10 +58,11 @@ struct cc_aead {
 	u64 adlen, textlen;
 	enum cc_level level;
 	unsigned int ks_pos, ks_len;	/* unused keystream ks[ks_pos..ks_len) */
+	unsigned int ks_hi;		/* ks[0..ks_hi) was written: wiped */
 	unsigned int buflen;		/* bytes waiting in buf for Poly1305 */
 	bool in_text;			/* the AD has been padded */
 	u8 buf[16];
-	u8 ks[CC_KS_BLOCKS * CHACHA_BLOCK_SIZE];
+	u8 ks[CC_KS_BLOCKS * CHACHA_BLOCK_SIZE];	/* last: see cc_aead_wipe() */
 };
 
 void cc_setkey(struct cc_key *k, const u8 *key);

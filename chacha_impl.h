@@ -10,11 +10,12 @@
  *	keystream itself; src == dst is allowed) and add nblocks to the
  *	32-bit block counter state[12].
  *   cc_seal_LVL(a, dst, src, nblocks, pn)	encrypt nblocks * 64 bytes
- *	and absorb the cipher text into a->poly, in one pass. The pn 16-byte
- *	blocks just before dst are cipher text not absorbed yet (ciphered
- *	from buffered keystream): they go first, during the first pass.
+ *	and absorb the cipher text into a->poly, in one pass.
  *   cc_open_LVL(a, dst, src, nblocks, pn)	absorb the cipher text
- *	src, after the pn blocks just before it, and decrypt it, in one pass.
+ *	src into a->poly and decrypt it, in one pass.
+ *	Both first take the pn 16-byte blocks just before dst and src: text
+ *	whose keystream is the last 16 * pn bytes of a->ks[..a->ks_len)
+ *	(already counted as used by the caller).
  *
  * seal and open are only called with the text 64-byte aligned in the
  * message (so Poly1305 takes whole 16-byte blocks) and no keystream
@@ -43,6 +44,13 @@ CC_LEVEL_FNS(generic);
 CC_LEVEL_FNS(ssse3);
 CC_LEVEL_FNS(avx2);
 CC_LEVEL_FNS(avx512);
+
+/* Keystream written to a->ks[0..n): cc_aead_wipe() clears that much */
+static __always_inline void cc_ks_written(struct cc_aead *a, unsigned int n)
+{
+	if (n > a->ks_hi)
+		a->ks_hi = n;
+}
 
 /* Little-endian loads and stores at any alignment (memcpy: single moves) */
 static __always_inline u32 cc_le32(const u8 *p)

@@ -12,7 +12,8 @@
  * data. Poly1305 (scalar, chacha_poly.h) runs inside the rounds of a group,
  * on cipher text already known: the previous group's on encryption, the
  * group's own on decryption. A tail of 1 to 3 blocks uses a one-block
- * "horizontal" routine (rows in vectors, diagonals by pshufd).
+ * "horizontal" routine (rows in vectors, diagonals by pshufd; in 256-bit
+ * vectors two blocks at once, one per 128-bit lane).
  *
  * The including file defines:
  *   CC_FN(name)  the name of the exported function (per instruction set)
@@ -345,6 +346,113 @@ static __always_inline void cc_put8(u8 *dst, const u8 *src, cc_v8 v)
 	*(cc_v8_un *)dst = v;
 }
 
+#ifndef CC_VPROLD
+/*
+ * One double round on eight blocks in AVX2 assembly. The sixteen state
+ * vectors and a temporary for the 12- and 7-bit rotates need seventeen
+ * registers of sixteen, and GCC spilled a dozen vectors per double round.
+ * Here x0..x13 stay in registers, x14 and x15 share ymm14 through memory
+ * (m[0] and m[1]): the column round's last quarter needs x15 but not x14,
+ * the diagonal round's last x14 but not x15, so they swap there. ymm15 is
+ * the temporary; the byte-shuffle masks are m[2] and m[3]. Three stores
+ * and three loads per double round. x0..x13 are register variables in
+ * ymm0..ymm13: between two double rounds only the scalar Poly1305 work
+ * runs, and without the binding GCC stored and reloaded them there.
+ */
+#define CC_QR8_MACRO						\
+	".macro cc_qr8 a, b, c, d\n\t"					\
+	"vpaddd	\\b, \\a, \\a\n\t"					\
+	"vpxor	\\a, \\d, \\d\n\t"					\
+	"vpshufb	64(%[m]), \\d, \\d\n\t"				\
+	"vpaddd	\\d, \\c, \\c\n\t"					\
+	"vpxor	\\c, \\b, \\b\n\t"					\
+	"vpslld	$12, \\b, %%ymm15\n\t"					\
+	"vpsrld	$20, \\b, \\b\n\t"					\
+	"vpor	%%ymm15, \\b, \\b\n\t"					\
+	"vpaddd	\\b, \\a, \\a\n\t"					\
+	"vpxor	\\a, \\d, \\d\n\t"					\
+	"vpshufb	96(%[m]), \\d, \\d\n\t"				\
+	"vpaddd	\\d, \\c, \\c\n\t"					\
+	"vpxor	\\c, \\b, \\b\n\t"					\
+	"vpslld	$7, \\b, %%ymm15\n\t"					\
+	"vpsrld	$25, \\b, \\b\n\t"					\
+	"vpor	%%ymm15, \\b, \\b\n\t"					\
+	".endm\n\t"
+
+/* Keystream words of eight blocks, hashing pn Poly1305 blocks meanwhile. */
+static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
+				   struct cc_ph *ph, const u8 *pm,
+				   unsigned int pn)
+{
+	register cc_v8 x0 asm("xmm0"), x1 asm("xmm1"), x2 asm("xmm2");
+	register cc_v8 x3 asm("xmm3"), x4 asm("xmm4"), x5 asm("xmm5");
+	register cc_v8 x6 asm("xmm6"), x7 asm("xmm7"), x8 asm("xmm8");
+	register cc_v8 x9 asm("xmm9"), x10 asm("xmm10"), x11 asm("xmm11");
+	register cc_v8 x12 asm("xmm12"), x13 asm("xmm13");
+	cc_v8 m[4];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		x[i] = (cc_v8){ state[i], state[i], state[i], state[i],
+				state[i], state[i], state[i], state[i] };
+	x[12] += (cc_v8){ 0, 1, 2, 3, 4, 5, 6, 7 };
+	x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+	x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7];
+	x8 = x[8], x9 = x[9], x10 = x[10], x11 = x[11];
+	x12 = x[12], x13 = x[13], m[0] = x[14], m[1] = x[15];
+	m[2] = (cc_v8)(cc_b32){
+		2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+		18, 19, 16, 17, 22, 23, 20, 21, 26, 27, 24, 25, 30, 31, 28, 29
+	};
+	m[3] = (cc_v8)(cc_b32){
+		3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
+		19, 16, 17, 18, 23, 20, 21, 22, 27, 24, 25, 26, 31, 28, 29, 30
+	};
+
+	for (i = 0; i < 10; i++) {
+		unsigned int n = cc_ph_share(pn, i);
+
+		asm volatile(CC_QR8_MACRO
+		    "vmovdqa	(%[m]), %%ymm14\n\t"
+		    "cc_qr8 %[x0], %[x4], %[x8], %[x12]\n\t"
+		    "cc_qr8 %[x1], %[x5], %[x9], %[x13]\n\t"
+		    "cc_qr8 %[x2], %[x6], %[x10], %%ymm14\n\t"
+		    "vmovdqa	%%ymm14, (%[m])\n\t"
+		    "vmovdqa	32(%[m]), %%ymm14\n\t"
+		    "cc_qr8 %[x3], %[x7], %[x11], %%ymm14\n\t"
+		    "cc_qr8 %[x0], %[x5], %[x10], %%ymm14\n\t"
+		    "cc_qr8 %[x1], %[x6], %[x11], %[x12]\n\t"
+		    "cc_qr8 %[x2], %[x7], %[x8], %[x13]\n\t"
+		    "vmovdqa	%%ymm14, 32(%[m])\n\t"
+		    "vmovdqa	(%[m]), %%ymm14\n\t"
+		    "cc_qr8 %[x3], %[x4], %[x9], %%ymm14\n\t"
+		    "vmovdqa	%%ymm14, (%[m])\n\t"
+		    ".purgem cc_qr8"
+		    : [x0] "+x" (x0), [x1] "+x" (x1), [x2] "+x" (x2),
+		      [x3] "+x" (x3), [x4] "+x" (x4), [x5] "+x" (x5),
+		      [x6] "+x" (x6), [x7] "+x" (x7), [x8] "+x" (x8),
+		      [x9] "+x" (x9), [x10] "+x" (x10), [x11] "+x" (x11),
+		      [x12] "+x" (x12), [x13] "+x" (x13)
+		    : [m] "r" (m)
+		    : "xmm14", "xmm15", "memory");
+		/* straight-line code, not a loop: GCC then keeps x0..x13 in place */
+		if (n > 0)
+			cc_ph_blocks(ph, pm, 1);
+		if (n > 1)
+			cc_ph_blocks(ph, pm + 16, 1);
+		if (n > 2)
+			cc_ph_blocks(ph, pm + 32, 1);
+		if (n > 3)
+			cc_ph_blocks(ph, pm + 48, n - 3);
+		pm += 16 * n;
+	}
+
+	x[0] += x0, x[1] += x1, x[2] += x2, x[3] += x3;
+	x[4] += x4, x[5] += x5, x[6] += x6, x[7] += x7;
+	x[8] += x8, x[9] += x9, x[10] += x10, x[11] += x11;
+	x[12] += x12, x[13] += x13, x[14] += m[0], x[15] += m[1];
+}
+#else
 /* Keystream words of eight blocks, hashing pn Poly1305 blocks meanwhile. */
 static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
 				   struct cc_ph *ph, const u8 *pm,
@@ -369,6 +477,7 @@ static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
 				 state[i], state[i], state[i], state[i] };
 	x[12] += ctr;
 }
+#endif /* CC_VPROLD */
 
 /* Eight blocks of keystream words xored into dst (src NULL: stored). */
 static __always_inline void cc_8out(const cc_v8 *x, u8 *dst, const u8 *src)
@@ -392,6 +501,50 @@ static __always_inline void cc_8out(const cc_v8 *x, u8 *dst, const u8 *src)
 			cc_put8(dst + ob, src ? src + ob : NULL, b);
 		}
 	}
+}
+
+/*
+ * Two blocks at counters state[12] and + 1 the horizontal way, one in each
+ * 128-bit lane: the cost of one block in 128-bit vectors.
+ */
+static __always_inline void cc_2block(const u32 *state, u8 *dst,
+				      const u8 *src)
+{
+	const cc_v8 s0 = { state[0], state[1], state[2], state[3],
+			   state[0], state[1], state[2], state[3] };
+	const cc_v8 s1 = { state[4], state[5], state[6], state[7],
+			   state[4], state[5], state[6], state[7] };
+	const cc_v8 s2 = { state[8], state[9], state[10], state[11],
+			   state[8], state[9], state[10], state[11] };
+	const cc_v8 s3 = { state[12], state[13], state[14], state[15],
+			   state[12] + 1, state[13], state[14], state[15] };
+	const cc_v8 rot1 = { 1, 2, 3, 0, 5, 6, 7, 4 };
+	const cc_v8 rot2 = { 2, 3, 0, 1, 6, 7, 4, 5 };
+	const cc_v8 rot3 = { 3, 0, 1, 2, 7, 4, 5, 6 };
+	const cc_v8 lo = { 0, 1, 2, 3, 8, 9, 10, 11 };
+	const cc_v8 hi = { 4, 5, 6, 7, 12, 13, 14, 15 };
+	cc_v8 a = s0, b = s1, c = s2, d = s3;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		cc_qr8(&a, &b, &c, &d);
+		b = __builtin_shuffle(b, rot1);
+		c = __builtin_shuffle(c, rot2);
+		d = __builtin_shuffle(d, rot3);
+		cc_qr8(&a, &b, &c, &d);
+		b = __builtin_shuffle(b, rot3);
+		c = __builtin_shuffle(c, rot2);
+		d = __builtin_shuffle(d, rot1);
+	}
+	a += s0;
+	b += s1;
+	c += s2;
+	d += s3;
+	/* block 0: the low lanes of a, b, c, d; block 1: the high lanes */
+	cc_put8(dst, src, __builtin_shuffle(a, b, lo));
+	cc_put8(dst + 32, src ? src + 32 : NULL, __builtin_shuffle(c, d, lo));
+	cc_put8(dst + 64, src ? src + 64 : NULL, __builtin_shuffle(a, b, hi));
+	cc_put8(dst + 96, src ? src + 96 : NULL, __builtin_shuffle(c, d, hi));
 }
 
 #define CC_GROUP 8U	/* blocks per pass */
@@ -439,6 +592,14 @@ void CC_FN(chacha_xor)(u32 *state, u8 *dst, const u8 *src,
 			src += 4 * CHACHA_BLOCK_SIZE;
 		nblocks -= 4;
 	}
+	while (nblocks >= 2) {
+		cc_2block(state, dst, src);
+		state[12] += 2;
+		dst += 2 * CHACHA_BLOCK_SIZE;
+		if (src)
+			src += 2 * CHACHA_BLOCK_SIZE;
+		nblocks -= 2;
+	}
 #endif
 	while (nblocks--) {
 		cc_1block(state, dst, src);
@@ -450,8 +611,8 @@ void CC_FN(chacha_xor)(u32 *state, u8 *dst, const u8 *src,
 }
 
 /*
- * The last 1..CC_GROUP - 1 blocks of a pass: below 4 one at a time (a
- * horizontal block costs about a third of a group), else a whole group
+ * The last 1..CC_GROUP - 1 blocks of a pass: below 4 one or two at a time
+ * (the horizontal way, a third of a group's cost each), else a whole group
  * whose unused blocks wait in a->ks for the text that follows. @pm, @pn:
  * Poly1305 work to do meanwhile. Returns the keystream's address.
  */
@@ -465,7 +626,16 @@ static __always_inline const u8 *cc_tail_ks(struct cc_aead *a,
 
 	if (nblocks < 4) {
 		cc_ph_blocks(ph, pm, pn);
-		for (i = 0; i < nblocks; i++) {
+		cc_ks_written(a, nblocks * CHACHA_BLOCK_SIZE);
+		i = 0;
+#ifdef CC_WIDE
+		for (; i + 2 <= nblocks; i += 2) {
+			cc_2block(a->state, a->ks + i * CHACHA_BLOCK_SIZE,
+				  NULL);
+			a->state[12] += 2;
+		}
+#endif
+		for (; i < nblocks; i++) {
 			cc_1block(a->state, a->ks + i * CHACHA_BLOCK_SIZE,
 				  NULL);
 			a->state[12]++;
@@ -477,22 +647,25 @@ static __always_inline const u8 *cc_tail_ks(struct cc_aead *a,
 	a->state[12] += CC_GROUP;
 	a->ks_pos = nblocks * CHACHA_BLOCK_SIZE;
 	a->ks_len = CC_GROUP * CHACHA_BLOCK_SIZE;
+	cc_ks_written(a, a->ks_len);
 	return a->ks;
 }
 
 /*
- * Encrypt: each group's cipher text (the first group: the @pn blocks
- * before dst) is hashed while the next group's keystream is computed; the
- * last group's during the tail's, or alone.
+ * Encrypt: the @pn blocks before dst first (xored here from the end of
+ * a->ks), then each group's cipher text is hashed while the next group's
+ * keystream is computed; the last group's during the tail's, or alone.
  */
 void CC_FN(cc_seal)(struct cc_aead *a, u8 *dst, const u8 *src,
 		    unsigned int nblocks, unsigned int pn)
 {
 	const unsigned int gbytes = CC_GROUP * CHACHA_BLOCK_SIZE;
-	const u8 *pend = dst - 16 * pn;
+	const u8 *pend = dst - 16 * pn;	/* cipher text not hashed yet */
 	struct cc_ph ph;
 	cc_vec x[16];
 
+	cc_xor16(dst - 16 * pn, src - 16 * pn, a->ks + a->ks_len - 16 * pn,
+		 16 * pn);
 	cc_ph_load(&ph, &a->poly);
 	while (nblocks >= CC_GROUP) {
 		cc_gks(a->state, x, &ph, pend, pn);
@@ -517,34 +690,39 @@ void CC_FN(cc_seal)(struct cc_aead *a, u8 *dst, const u8 *src,
 
 /*
  * Decrypt: each group's cipher text is hashed while its keystream is
- * computed (the @pn blocks before src with the first group's).
+ * computed; the @pn blocks before src with the first group's, and then
+ * decrypted with the end of a->ks (before a tail may refill it).
  */
 void CC_FN(cc_open)(struct cc_aead *a, u8 *dst, const u8 *src,
 		    unsigned int nblocks, unsigned int pn)
 {
 	const unsigned int gbytes = CC_GROUP * CHACHA_BLOCK_SIZE;
+	const u8 *pks = a->ks + a->ks_len - 16 * pn;
 	struct cc_ph ph;
 	cc_vec x[16];
 
 	cc_ph_load(&ph, &a->poly);
-	while (nblocks >= CC_GROUP) {
+	if (nblocks < CC_GROUP)
+		cc_ph_blocks(&ph, src - 16 * pn, pn);
+	else
 		cc_gks(a->state, x, &ph, src - 16 * pn, pn + gbytes / 16);
-		pn = 0;
+	cc_xor16(dst - 16 * pn, src - 16 * pn, pks, 16 * pn);
+	while (nblocks >= CC_GROUP) {
 		cc_gout(x, dst, src);
 		a->state[12] += CC_GROUP;
 		dst += gbytes;
 		src += gbytes;
 		nblocks -= CC_GROUP;
+		if (nblocks >= CC_GROUP)
+			cc_gks(a->state, x, &ph, src, gbytes / 16);
 	}
 	if (nblocks) {
-		const u8 *ks = cc_tail_ks(a, &ph, src - 16 * pn,
-					  pn + nblocks * CHACHA_BLOCK_SIZE / 16,
+		const u8 *ks = cc_tail_ks(a, &ph, src,
+					  nblocks * CHACHA_BLOCK_SIZE / 16,
 					  nblocks);
 
 		cc_xor16(dst, src, ks, nblocks * CHACHA_BLOCK_SIZE);
-		pn = 0;
 	}
-	cc_ph_blocks(&ph, src - 16 * pn, pn);
 	cc_ph_store(&ph, &a->poly);
 }
 #endif /* __CHECKER__ */

@@ -55,6 +55,9 @@ static bool level_ok(int l)
 		return __builtin_cpu_supports("ssse3") &&
 		       __builtin_cpu_supports("avx2");
 	case CC_AVX512:
+#ifdef CHACHA_AVX512_ON_AVX2	/* chacha.mk: that level built for AVX2 */
+		return __builtin_cpu_supports("avx2");
+#endif
 		return __builtin_cpu_supports("ssse3") &&
 		       __builtin_cpu_supports("avx2") &&
 		       __builtin_cpu_supports("avx512f") &&
