@@ -614,14 +614,14 @@ void CC_FN(chacha_xor)(u32 *state, u8 *dst, const u8 *src,
  * The last 1..CC_GROUP - 1 blocks of a pass: below 4 one or two at a time
  * (the horizontal way, a third of a group's cost each), else a whole group
  * whose unused blocks wait in a->ks for the text that follows. @pm, @pn:
- * Poly1305 work to do meanwhile. Returns the keystream's address.
+ * Poly1305 work to do meanwhile; @x: the caller's group of vectors, for
+ * room. Returns the keystream's address.
  */
 static __always_inline const u8 *cc_tail_ks(struct cc_aead *a,
-					    struct cc_ph *ph,
+					    struct cc_ph *ph, cc_vec *x,
 					    const u8 *pm, unsigned int pn,
 					    unsigned int nblocks)
 {
-	cc_vec x[16];
 	unsigned int i;
 
 	if (nblocks < 4) {
@@ -678,7 +678,7 @@ void CC_FN(cc_seal)(struct cc_aead *a, u8 *dst, const u8 *src,
 		nblocks -= CC_GROUP;
 	}
 	if (nblocks) {
-		const u8 *ks = cc_tail_ks(a, &ph, pend, pn, nblocks);
+		const u8 *ks = cc_tail_ks(a, &ph, x, pend, pn, nblocks);
 
 		cc_xor16(dst, src, ks, nblocks * CHACHA_BLOCK_SIZE);
 		pend = dst;
@@ -717,7 +717,7 @@ void CC_FN(cc_open)(struct cc_aead *a, u8 *dst, const u8 *src,
 			cc_gks(a->state, x, &ph, src, gbytes / 16);
 	}
 	if (nblocks) {
-		const u8 *ks = cc_tail_ks(a, &ph, src,
+		const u8 *ks = cc_tail_ks(a, &ph, x, src,
 					  nblocks * CHACHA_BLOCK_SIZE / 16,
 					  nblocks);
 
