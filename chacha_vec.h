@@ -89,6 +89,25 @@ static __always_inline unsigned int cc_ph_share(unsigned int n, int i)
 	return n * (i + 1) / 10 - n * i / 10;
 }
 
+/*
+ * Absorb @n blocks at *pm and advance it: for up to 3 blocks straight-line
+ * code, not a loop, which lets GCC keep the vector registers of the
+ * assembly double rounds (cc_8ks(), cc_4ks()) in place around it.
+ */
+static __always_inline void cc_ph_round(struct cc_ph *ph, const u8 **pm,
+					unsigned int n)
+{
+	if (n > 0)
+		cc_ph_blocks(ph, *pm, 1);
+	if (n > 1)
+		cc_ph_blocks(ph, *pm + 16, 1);
+	if (n > 2)
+		cc_ph_blocks(ph, *pm + 32, 1);
+	if (n > 3)
+		cc_ph_blocks(ph, *pm + 48, n - 3);
+	*pm += 16 * n;
+}
+
 /* ------------------------------------------------------------------ */
 /* 128-bit vectors                                                     */
 
@@ -189,9 +208,100 @@ static __always_inline void cc_1block(const u32 *state, u8 *dst,
 	*(cc_v4_un *)(dst + 48) = d;
 }
 
+#ifndef CC_WIDE
+/*
+ * The SSSE3 build's double round on four blocks, in assembly as the AVX2
+ * one (cc_8ks(), which says why): x0..x13 in xmm0..13, x14 and x15 through
+ * xmm14 and memory, xmm15 the temporary. Two-operand SSE forms: a rotate
+ * by 12 or 7 copies first (movdqa).
+ */
+#define CC_QR4_MACRO						\
+	".macro cc_qr4 a, b, c, d\n\t"					\
+	"paddd	\\b, \\a\n\t"						\
+	"pxor	\\a, \\d\n\t"						\
+	"pshufb	32(%[m]), \\d\n\t"					\
+	"paddd	\\d, \\c\n\t"						\
+	"pxor	\\c, \\b\n\t"						\
+	"movdqa	\\b, %%xmm15\n\t"					\
+	"pslld	$12, %%xmm15\n\t"					\
+	"psrld	$20, \\b\n\t"						\
+	"por	%%xmm15, \\b\n\t"					\
+	"paddd	\\b, \\a\n\t"						\
+	"pxor	\\a, \\d\n\t"						\
+	"pshufb	48(%[m]), \\d\n\t"					\
+	"paddd	\\d, \\c\n\t"						\
+	"pxor	\\c, \\b\n\t"						\
+	"movdqa	\\b, %%xmm15\n\t"					\
+	"pslld	$7, %%xmm15\n\t"					\
+	"psrld	$25, \\b\n\t"						\
+	"por	%%xmm15, \\b\n\t"					\
+	".endm\n\t"
+
+static __always_inline void cc_4ks(const u32 *state, cc_v4 *x,
+				   struct cc_ph *ph, const u8 *pm,
+				   unsigned int pn)
+{
+	register cc_v4 x0 asm("xmm0"), x1 asm("xmm1"), x2 asm("xmm2");
+	register cc_v4 x3 asm("xmm3"), x4 asm("xmm4"), x5 asm("xmm5");
+	register cc_v4 x6 asm("xmm6"), x7 asm("xmm7"), x8 asm("xmm8");
+	register cc_v4 x9 asm("xmm9"), x10 asm("xmm10"), x11 asm("xmm11");
+	register cc_v4 x12 asm("xmm12"), x13 asm("xmm13");
+	cc_v4 m[4];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		x[i] = (cc_v4){ state[i], state[i], state[i], state[i] };
+	x[12] += (cc_v4){ 0, 1, 2, 3 };
+	x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+	x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7];
+	x8 = x[8], x9 = x[9], x10 = x[10], x11 = x[11];
+	x12 = x[12], x13 = x[13], m[0] = x[14], m[1] = x[15];
+	m[2] = (cc_v4)(cc_b16){
+		2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13
+	};
+	m[3] = (cc_v4)(cc_b16){
+		3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14
+	};
+
+	for (i = 0; i < 10; i++) {
+		unsigned int n = cc_ph_share(pn, i);
+
+		asm volatile(CC_QR4_MACRO
+		    "movdqa	(%[m]), %%xmm14\n\t"
+		    "cc_qr4 %[x0], %[x4], %[x8], %[x12]\n\t"
+		    "cc_qr4 %[x1], %[x5], %[x9], %[x13]\n\t"
+		    "cc_qr4 %[x2], %[x6], %[x10], %%xmm14\n\t"
+		    "movdqa	%%xmm14, (%[m])\n\t"
+		    "movdqa	16(%[m]), %%xmm14\n\t"
+		    "cc_qr4 %[x3], %[x7], %[x11], %%xmm14\n\t"
+		    "cc_qr4 %[x0], %[x5], %[x10], %%xmm14\n\t"
+		    "cc_qr4 %[x1], %[x6], %[x11], %[x12]\n\t"
+		    "cc_qr4 %[x2], %[x7], %[x8], %[x13]\n\t"
+		    "movdqa	%%xmm14, 16(%[m])\n\t"
+		    "movdqa	(%[m]), %%xmm14\n\t"
+		    "cc_qr4 %[x3], %[x4], %[x9], %%xmm14\n\t"
+		    "movdqa	%%xmm14, (%[m])\n\t"
+		    ".purgem cc_qr4"
+		    : [x0] "+x" (x0), [x1] "+x" (x1), [x2] "+x" (x2),
+		      [x3] "+x" (x3), [x4] "+x" (x4), [x5] "+x" (x5),
+		      [x6] "+x" (x6), [x7] "+x" (x7), [x8] "+x" (x8),
+		      [x9] "+x" (x9), [x10] "+x" (x10), [x11] "+x" (x11),
+		      [x12] "+x" (x12), [x13] "+x" (x13)
+		    : [m] "r" (m)
+		    : "xmm14", "xmm15", "memory");
+		cc_ph_round(ph, &pm, n);
+	}
+
+	x[0] += x0, x[1] += x1, x[2] += x2, x[3] += x3;
+	x[4] += x4, x[5] += x5, x[6] += x6, x[7] += x7;
+	x[8] += x8, x[9] += x9, x[10] += x10, x[11] += x11;
+	x[12] += x12, x[13] += x13, x[14] += m[0], x[15] += m[1];
+}
+#else
 /*
  * Keystream words of four blocks at counters state[12] .. + 3 ("vertical":
  * x[i] holds word i of each), hashing @pn Poly1305 blocks at @pm meanwhile.
+ * (The AVX2 build: its 4-block tails only; no SSE forms next to AVX ones.)
  */
 static __always_inline void cc_4ks(const u32 *state, cc_v4 *x,
 				   struct cc_ph *ph, const u8 *pm,
@@ -213,6 +323,7 @@ static __always_inline void cc_4ks(const u32 *state, cc_v4 *x,
 		x[i] += (cc_v4){ state[i], state[i], state[i], state[i] };
 	x[12] += (cc_v4){ 0, 1, 2, 3 };
 }
+#endif /* CC_WIDE */
 
 /* Four blocks of keystream words xored into dst (src NULL: stored). */
 static __always_inline void cc_4out(const cc_v4 *x, u8 *dst, const u8 *src)
@@ -435,16 +546,7 @@ static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
 		      [x12] "+x" (x12), [x13] "+x" (x13)
 		    : [m] "r" (m)
 		    : "xmm14", "xmm15", "memory");
-		/* straight-line code, not a loop: GCC then keeps x0..x13 in place */
-		if (n > 0)
-			cc_ph_blocks(ph, pm, 1);
-		if (n > 1)
-			cc_ph_blocks(ph, pm + 16, 1);
-		if (n > 2)
-			cc_ph_blocks(ph, pm + 32, 1);
-		if (n > 3)
-			cc_ph_blocks(ph, pm + 48, n - 3);
-		pm += 16 * n;
+		cc_ph_round(ph, &pm, n);
 	}
 
 	x[0] += x0, x[1] += x1, x[2] += x2, x[3] += x3;
