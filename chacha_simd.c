@@ -102,8 +102,9 @@ struct cc_fpu {
 	unsigned int bytes;	/* data handled in the current section */
 };
 
-/* Without a usable FPU (e.g. in an interrupt over FPU use) the portable
- * level does the work.
+/*
+ * The level is read once per section. Without a usable FPU (e.g. in an
+ * interrupt over FPU use) the portable level does the work.
  */
 static void cc_fpu_begin(struct cc_fpu *f)
 {
