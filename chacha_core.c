@@ -337,7 +337,7 @@ void cc_seal(enum cc_level level, const struct cc_key *k, const u8 *iv,
 	     const u8 *ad, unsigned int adlen, u8 *dst, const u8 *src,
 	     unsigned int len, u8 *tag)
 {
-	struct cc_aead a;
+	struct cc_aead a __uninitialized;
 
 	cc_aead_init(&a, level, k, iv, len);
 	cc_aead_ad(&a, ad, adlen);
@@ -350,7 +350,7 @@ bool cc_open(enum cc_level level, const struct cc_key *k, const u8 *iv,
 	     const u8 *ad, unsigned int adlen, u8 *dst, const u8 *src,
 	     unsigned int len, const u8 *tag)
 {
-	struct cc_aead a;
+	struct cc_aead a __uninitialized;
 	u8 mine[CC_TAG_SIZE];
 	bool ok;
 
@@ -387,7 +387,7 @@ bool cc_known_answer(enum cc_level level, unsigned int i, u8 *buf,
 	u8 *pt = buf, *ct = buf + CC_KAT_MAX_LEN, tag[CC_TAG_SIZE];
 	u8 want[CC_TAG_SIZE];
 	unsigned int j, cut1, cut2;
-	struct cc_aead a;
+	struct cc_aead a __uninitialized;
 	struct cc_key k;
 	bool ok;
 

@@ -15,6 +15,11 @@
  * may be ended and begun again between two calls: no register state is
  * kept between calls).
  *
+ * Its working state (struct cc_aead, the levels' vectors) is written before
+ * it is read and wiped after use: it is declared __uninitialized, which
+ * spares the kernel's -ftrivial-auto-var-init=zero some 700 bytes of
+ * stores per message.
+ *
  * rfc7539esp semantics, as crypto/chacha20poly1305.c: the key is 32 bytes
  * of ChaCha20 key and a 4-byte salt; the nonce is salt || 8-byte IV.
  */
@@ -75,6 +80,7 @@ void cc_aead_encrypt(struct cc_aead *a, u8 *dst, const u8 *src,
 void cc_aead_decrypt(struct cc_aead *a, u8 *dst, const u8 *src,
 		     unsigned int len);
 void cc_aead_tag(struct cc_aead *a, u8 *tag);
+/* Clears @a as far as it was written (after cc_aead_init(), or ks_hi = 0) */
 void cc_aead_wipe(struct cc_aead *a);
 /* constant time: true if the n bytes at a and b are equal */
 bool cc_equal(const u8 *a, const u8 *b, unsigned int n);

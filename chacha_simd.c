@@ -289,14 +289,18 @@ static int cc_crypt(struct aead_request *req, bool enc, struct cc_fpu *f,
 
 static int cc_aead_crypt(struct aead_request *req, bool enc)
 {
-	struct cc_work w;
+	struct cc_work w __uninitialized;
 	struct cc_fpu f;
 	int err;
 
+	w.a.ks_hi = 0;	/* for the wipe, if the request is refused before init */
 	cc_fpu_begin(&f);
 	err = cc_crypt(req, enc, &f, &w);
 	cc_fpu_end(&f);
-	memzero_explicit(&w, sizeof(w));
+	/* as far as it was written (a batch, below, wipes it all once) */
+	cc_aead_wipe(&w.a);
+	memzero_explicit(w.tag, sizeof(w.tag));
+	memzero_explicit(w.rtag, sizeof(w.rtag));
 	return err;
 }
 
@@ -353,7 +357,7 @@ EXPORT_SYMBOL_GPL(esp_chacha_is_ours);
 int esp_chacha_batch(struct crypto_aead *tfm, struct aead_request **reqs,
 		     unsigned int n, bool enc, int *errs)
 {
-	struct cc_work w;
+	struct cc_work w __uninitialized;
 	struct cc_fpu f;
 	unsigned int i;
 	int ret = 0;

@@ -246,7 +246,7 @@ static __always_inline void cc_4ks(const u32 *state, cc_v4 *x,
 	register cc_v4 x6 asm("xmm6"), x7 asm("xmm7"), x8 asm("xmm8");
 	register cc_v4 x9 asm("xmm9"), x10 asm("xmm10"), x11 asm("xmm11");
 	register cc_v4 x12 asm("xmm12"), x13 asm("xmm13");
-	cc_v4 m[4];
+	cc_v4 m[4] __uninitialized;
 	int i;
 
 	for (i = 0; i < 16; i++)
@@ -500,7 +500,7 @@ static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
 	register cc_v8 x6 asm("xmm6"), x7 asm("xmm7"), x8 asm("xmm8");
 	register cc_v8 x9 asm("xmm9"), x10 asm("xmm10"), x11 asm("xmm11");
 	register cc_v8 x12 asm("xmm12"), x13 asm("xmm13");
-	cc_v8 m[4];
+	cc_v8 m[4] __uninitialized;
 	int i;
 
 	for (i = 0; i < 16; i++)
@@ -671,7 +671,7 @@ void CC_FN(chacha_xor)(u32 *state, u8 *dst, const u8 *src,
 		       unsigned int nblocks)
 {
 	struct cc_ph ph = { };
-	cc_vec x[16];
+	cc_vec x[16] __uninitialized;
 
 	while (nblocks >= CC_GROUP) {
 		cc_gks(state, x, &ph, NULL, 0);
@@ -684,7 +684,7 @@ void CC_FN(chacha_xor)(u32 *state, u8 *dst, const u8 *src,
 	}
 #ifdef CC_WIDE
 	if (nblocks >= 4) {
-		cc_v4 y[16];
+		cc_v4 y[16] __uninitialized;
 
 		cc_4ks(state, y, &ph, NULL, 0);
 		cc_4out(y, dst, src);
@@ -764,7 +764,7 @@ void CC_FN(cc_seal)(struct cc_aead *a, u8 *dst, const u8 *src,
 	const unsigned int gbytes = CC_GROUP * CHACHA_BLOCK_SIZE;
 	const u8 *pend = dst - 16 * pn;	/* cipher text not hashed yet */
 	struct cc_ph ph;
-	cc_vec x[16];
+	cc_vec x[16] __uninitialized;
 
 	cc_xor16(dst - 16 * pn, src - 16 * pn, a->ks + a->ks_len - 16 * pn,
 		 16 * pn);
@@ -801,7 +801,7 @@ void CC_FN(cc_open)(struct cc_aead *a, u8 *dst, const u8 *src,
 	const unsigned int gbytes = CC_GROUP * CHACHA_BLOCK_SIZE;
 	const u8 *pks = a->ks + a->ks_len - 16 * pn;
 	struct cc_ph ph;
-	cc_vec x[16];
+	cc_vec x[16] __uninitialized;
 
 	cc_ph_load(&ph, &a->poly);
 	if (nblocks < CC_GROUP)

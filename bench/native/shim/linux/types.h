@@ -29,6 +29,9 @@ typedef u64 __le64;
 #ifndef __aligned
 #define __aligned(x) __attribute__((aligned(x)))
 #endif
+#ifndef __uninitialized
+#define __uninitialized __attribute__((uninitialized))
+#endif
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
