@@ -6,4 +6,5 @@
  */
 #define CC_FN(name) name##_avx512
 #define CC_WIDE
+#define CC_VPROLD
 #include "chacha_vec.h"

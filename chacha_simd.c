@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rfc7539esp(chacha20,poly1305) with SIMD ChaCha20 and Poly1305 fused in one
- * pass over the data. SIMD code runs in FPU sections (preemption off) that
- * are ended and restarted every CC_FPU_BYTES of data, within a request and
- * across the requests of a batch.
+ * rfc7539esp(chacha20,poly1305) for the crypto API: the kernel glue around
+ * the core in chacha_core.c (ChaCha20 levels, Poly1305, the fused pass,
+ * the tag), which also builds as a user program (bench/native/). Here:
+ * the level, chosen by CPU features; FPU sections, which are ended and
+ * restarted every CC_FPU_BYTES of data, within a request and across the
+ * requests of a batch; the scatterlist walk, which hands the core each
+ * contiguous run of src and dst; registration, after a known-answer test
+ * at the chosen level; the batch entry point; and the debugfs switches.
  *
- * ChaCha20 block functions: portable C here, SSSE3 / AVX2 / AVX-512VL in
- * chacha_{ssse3,avx2,avx512}.c. With chacha_impl=auto, every level the CPU
- * supports is timed once at init (as lib/raid6 and crypto/xor.c do) and the
- * fastest is bound to a static call: SIMD is not always the fastest (under
- * qemu TCG the portable C code wins). chacha_impl=<level> forces a level.
- * Poly1305 is scalar C with 44-bit limbs and u128 products.
+ * Level: AVX-512VL, else AVX2, else SSSE3, else portable C, as the
+ * kernel's own chacha and poly1305 code choose (arch/x86/crypto/). Tests
+ * may force another one through debugfs (chacha_level).
  *
  * rfc7539esp semantics, as crypto/chacha20poly1305.c: key = 32 bytes of
  * ChaCha20 key followed by a 4-byte salt; nonce = salt || 8-byte req->iv;
@@ -23,13 +24,13 @@
 
 #include <linux/module.h>
 #include <linux/kernel.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/scatterlist.h>
-#include <linux/static_call.h>
-#include <linux/jump_label.h>
-#include <linux/ktime.h>
 #include <linux/percpu.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <crypto/aead.h>
 #include <crypto/algapi.h>
 #include <crypto/internal/aead.h>
@@ -38,187 +39,55 @@
 #include <asm/fpu/api.h>
 #include <asm/simd.h>
 
+#include "esp_swoffload.h"
 #include "chacha_simd.h"
-#include "chacha_impl.h"
+#include "chacha_core.h"
 
-static char *chacha_impl = "auto";
-module_param(chacha_impl, charp, 0444);
-MODULE_PARM_DESC(chacha_impl,
-		 "ChaCha20 code: auto|generic|ssse3|avx2|avx512 (default auto)");
-
-static int chacha_selftest;
-module_param(chacha_selftest, int, 0444);
-MODULE_PARM_DESC(chacha_selftest,
-		 "Run the ChaCha20-Poly1305 self-test at load (1 = yes)");
-
-static unsigned int chacha_selftest_iters = 200;
-module_param(chacha_selftest_iters, uint, 0444);
-MODULE_PARM_DESC(chacha_selftest_iters,
-		 "Random differential cases per self-test (default 200)");
-
-static int chacha_bench;
-module_param(chacha_bench, int, 0444);
-MODULE_PARM_DESC(chacha_bench,
-		 "Print a ChaCha20-Poly1305 benchmark at load (1 = yes)");
-
-#define CC_KEY_SIZE	32
-#define CC_SALT_SIZE	4
-#define CC_IV_SIZE	8
-#define CC_TAG_SIZE	16
-#define CC_KS_BLOCKS	4U	/* keystream blocks buffered at once */
-#define CC_CHUNK	1024U	/* bytes ciphered then hashed while in L1 */
+#define CC_CHUNK	2048U	/* most bytes handed to the core at once */
 /* Most data per FPU section, as arch/x86/crypto/chacha_glue.c (SZ_4K) */
 #define CC_FPU_BYTES	SZ_4K
 
-/*
- * chacha_impl=auto: time each level on the keystream of CC_MEASURE_LEN
- * bytes (the ESP payload of a 1500-byte packet), run exactly as
- * cc_aead_crypt() runs it for one request: one FPU section, the first
- * blocks buffered at init, then CC_CHUNK pieces and a buffered tail. The
- * fastest of the runs done in CC_MEASURE_NS per level counts (and at
- * least CC_MEASURE_MIN_RUNS runs).
- */
-#define CC_MEASURE_LEN		1420U
-#define CC_MEASURE_NS		NSEC_PER_MSEC
-#define CC_MEASURE_MIN_RUNS	3U
-#define CC_MEASURE_MAX_RUNS	4096U
-
-/*
- * Little-endian loads/stores: <asm/unaligned.h> became <linux/unaligned.h>
- * in 6.12, so use memcpy (compiled to single moves) for both kernels.
- */
-static __always_inline u32 cc_le32(const u8 *p)
-{
-	__le32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return le32_to_cpu(v);
-}
-
-static __always_inline u64 cc_le64(const u8 *p)
-{
-	__le64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64_to_cpu(v);
-}
-
-static __always_inline void cc_put_le32(u32 x, u8 *p)
-{
-	__le32 v = cpu_to_le32(x);
-
-	memcpy(p, &v, sizeof(v));
-}
-
-static __always_inline void cc_put_le64(u64 x, u8 *p)
-{
-	__le64 v = cpu_to_le64(x);
-
-	memcpy(p, &v, sizeof(v));
-}
-
-struct cc_ctx {
-	u32 key[8];
-	u32 salt;
-};
-
 /* ------------------------------------------------------------------ */
-/* ChaCha20, portable C                                                */
+/* Levels                                                              */
 
-static __always_inline void cc_qr(u32 *x, int a, int b, int c, int d)
-{
-	x[a] += x[b];
-	x[d] = rol32(x[d] ^ x[a], 16);
-	x[c] += x[d];
-	x[b] = rol32(x[b] ^ x[c], 12);
-	x[a] += x[b];
-	x[d] = rol32(x[d] ^ x[a], 8);
-	x[c] += x[d];
-	x[b] = rol32(x[b] ^ x[c], 7);
-}
-
-void chacha_xor_generic(u32 *state, u8 *dst, const u8 *src,
-			unsigned int nblocks)
-{
-	u32 x[16];
-	unsigned int i;
-
-	while (nblocks--) {
-		memcpy(x, state, sizeof(x));
-		for (i = 0; i < 10; i++) {
-			cc_qr(x, 0, 4, 8, 12);
-			cc_qr(x, 1, 5, 9, 13);
-			cc_qr(x, 2, 6, 10, 14);
-			cc_qr(x, 3, 7, 11, 15);
-			cc_qr(x, 0, 5, 10, 15);
-			cc_qr(x, 1, 6, 11, 12);
-			cc_qr(x, 2, 7, 8, 13);
-			cc_qr(x, 3, 4, 9, 14);
-		}
-		for (i = 0; i < 16; i++) {
-			u32 k = x[i] + state[i];
-
-			if (src)
-				k ^= cc_le32(src + 4 * i);
-			cc_put_le32(k, dst + 4 * i);
-		}
-		state[12]++;
-		dst += CHACHA_BLOCK_SIZE;
-		if (src)
-			src += CHACHA_BLOCK_SIZE;
-	}
-	memzero_explicit(x, sizeof(x));
-}
-
-/* ------------------------------------------------------------------ */
-/* Dispatch                                                            */
-
-DEFINE_STATIC_CALL(esp_chacha_xor, chacha_xor_generic);
-/* Off when the chosen level is the portable C one: no FPU section then. */
-static DEFINE_STATIC_KEY_FALSE(cc_simd_key);
-
-struct cc_level {
-	const char *name;
-	chacha_xor_fn fn;
-	bool simd;
+static const char * const cc_level_names[CC_NR_LEVELS] = {
+	[CC_GENERIC] = "generic",
+	[CC_SSSE3] = "ssse3",
+	[CC_AVX2] = "avx2",
+	[CC_AVX512] = "avx512",
 };
 
-static const struct cc_level cc_levels[] = {
-	{ "generic", chacha_xor_generic, false },
-	{ "ssse3", chacha_xor_ssse3, true },
-	{ "avx2", chacha_xor_avx2, true },
-	{ "avx512", chacha_xor_avx512, true },
-};
+/* The level new requests use; each request or batch reads it once. */
+static enum cc_level cc_cur;
+static DEFINE_MUTEX(cc_level_lock);
 
-static const struct cc_level *cc_cur;
-
-static bool cc_level_supported(const struct cc_level *l)
+/* Each level needs the features of the ones below it, and its own. */
+static bool cc_level_supported(enum cc_level l)
 {
-	if (l->fn == chacha_xor_generic)
+	if (l == CC_GENERIC)
 		return true;
 	if (!boot_cpu_has(X86_FEATURE_SSSE3))
 		return false;
-	if (l->fn == chacha_xor_ssse3)
+	if (l == CC_SSSE3)
 		return true;
 	if (!boot_cpu_has(X86_FEATURE_AVX) || !boot_cpu_has(X86_FEATURE_AVX2) ||
 	    !cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL))
 		return false;
-	if (l->fn == chacha_xor_avx2)
+	if (l == CC_AVX2)
 		return true;
-	return boot_cpu_has(X86_FEATURE_AVX512F) &&
+	return l == CC_AVX512 && boot_cpu_has(X86_FEATURE_AVX512F) &&
 	       boot_cpu_has(X86_FEATURE_AVX512VL) &&
 	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM |
 				 XFEATURE_MASK_AVX512, NULL);
 }
 
-static void cc_set_level(const struct cc_level *l)
+static enum cc_level cc_best_level(void)
 {
-	static_call_update(esp_chacha_xor, l->fn);
-	if (l->simd)
-		static_branch_enable(&cc_simd_key);
-	else
-		static_branch_disable(&cc_simd_key);
-	cc_cur = l;
+	enum cc_level l = CC_NR_LEVELS - 1;
+
+	while (l > CC_GENERIC && !cc_level_supported(l))
+		l--;
+	return l;
 }
 
 /* ------------------------------------------------------------------ */
@@ -228,25 +97,33 @@ static void cc_set_level(const struct cc_level *l)
 static DEFINE_PER_CPU(unsigned long, cc_fpu_sections);
 
 struct cc_fpu {
+	enum cc_level level;	/* for every request in the section */
 	bool simd;		/* SIMD level in use: a section is held */
 	unsigned int bytes;	/* data handled in the current section */
 };
 
+/*
+ * The level is read once per section. Without a usable FPU (e.g. in an
+ * interrupt over FPU use) the portable level does the work.
+ */
 static void cc_fpu_begin(struct cc_fpu *f)
 {
 	f->bytes = 0;
-	f->simd = static_branch_likely(&cc_simd_key) && crypto_simd_usable();
-	if (f->simd) {
-		kernel_fpu_begin();
-		this_cpu_inc(cc_fpu_sections);
+	f->level = READ_ONCE(cc_cur);
+	f->simd = f->level != CC_GENERIC && crypto_simd_usable();
+	if (!f->simd) {
+		f->level = CC_GENERIC;
+		return;
 	}
+	kernel_fpu_begin();
+	this_cpu_inc(cc_fpu_sections);
 }
 
 /*
  * Account for @n more bytes (n <= CC_FPU_BYTES) about to be handled in the
  * section: if they would take it past CC_FPU_BYTES, end it (a preemption
- * point) and begin a new one first. Every SIMD state lives in memory
- * between calls, so nothing else needs saving.
+ * point) and begin a new one first. The core keeps no register state
+ * between its calls, so nothing else needs saving.
  */
 static __always_inline void cc_fpu_account(struct cc_fpu *f, unsigned int n)
 {
@@ -265,247 +142,6 @@ static void cc_fpu_end(struct cc_fpu *f)
 {
 	if (f->simd)
 		kernel_fpu_end();
-}
-
-/* ------------------------------------------------------------------ */
-/* Poly1305: 130-bit arithmetic in 44/44/42-bit limbs                  */
-
-#define M44 0xfffffffffffULL
-#define M42 0x3ffffffffffULL
-
-struct cc_poly {
-	u64 r0, r1, r2, s1, s2;
-	u64 h0, h1, h2;
-	u64 pad0, pad1;
-	u8 buf[16];
-	unsigned int buflen;
-};
-
-static void cc_poly_init(struct cc_poly *p, const u8 *key)
-{
-	u64 t0 = cc_le64(key);
-	u64 t1 = cc_le64(key + 8);
-
-	/* r &= 0x0ffffffc0ffffffc0ffffffc0fffffff, split in limbs */
-	p->r0 = t0 & 0xffc0fffffffULL;
-	p->r1 = ((t0 >> 44) | (t1 << 20)) & 0xfffffc0ffffULL;
-	p->r2 = (t1 >> 24) & 0x00ffffffc0fULL;
-	p->s1 = p->r1 * (5 << 2);
-	p->s2 = p->r2 * (5 << 2);
-	p->h0 = 0;
-	p->h1 = 0;
-	p->h2 = 0;
-	p->pad0 = cc_le64(key + 16);
-	p->pad1 = cc_le64(key + 24);
-	p->buflen = 0;
-}
-
-static __always_inline unsigned __int128 cc_mul(u64 a, u64 b)
-{
-	return (unsigned __int128)a * b;
-}
-
-/* Absorb len / 16 full 16-byte blocks (each with the 2^128 bit set). */
-static void cc_poly_blocks(struct cc_poly *p, const u8 *m, size_t len)
-{
-	unsigned __int128 d0, d1, d2;
-	const u64 r0 = p->r0, r1 = p->r1, r2 = p->r2;
-	const u64 s1 = p->s1, s2 = p->s2;
-	u64 h0 = p->h0, h1 = p->h1, h2 = p->h2;
-	u64 t0, t1, c;
-
-	while (len >= 16) {
-		t0 = cc_le64(m);
-		t1 = cc_le64(m + 8);
-		h0 += t0 & M44;
-		h1 += ((t0 >> 44) | (t1 << 20)) & M44;
-		h2 += ((t1 >> 24) & M42) | (1ULL << 40);
-
-		d0 = cc_mul(h0, r0) + cc_mul(h1, s2) + cc_mul(h2, s1);
-		d1 = cc_mul(h0, r1) + cc_mul(h1, r0) + cc_mul(h2, s2);
-		d2 = cc_mul(h0, r2) + cc_mul(h1, r1) + cc_mul(h2, r0);
-
-		c = (u64)(d0 >> 44);
-		h0 = (u64)d0 & M44;
-		d1 += c;
-		c = (u64)(d1 >> 44);
-		h1 = (u64)d1 & M44;
-		d2 += c;
-		c = (u64)(d2 >> 42);
-		h2 = (u64)d2 & M42;
-		h0 += c * 5;
-		c = h0 >> 44;
-		h0 &= M44;
-		h1 += c;
-
-		m += 16;
-		len -= 16;
-	}
-	p->h0 = h0;
-	p->h1 = h1;
-	p->h2 = h2;
-}
-
-static void cc_poly_update(struct cc_poly *p, const u8 *m, size_t len)
-{
-	if (p->buflen) {
-		size_t n = min_t(size_t, len, 16 - p->buflen);
-
-		memcpy(p->buf + p->buflen, m, n);
-		p->buflen += n;
-		m += n;
-		len -= n;
-		if (p->buflen < 16)
-			return;
-		cc_poly_blocks(p, p->buf, 16);
-		p->buflen = 0;
-	}
-	if (len >= 16) {
-		cc_poly_blocks(p, m, len & ~(size_t)15);
-		m += len & ~(size_t)15;
-		len &= 15;
-	}
-	if (len) {
-		memcpy(p->buf, m, len);
-		p->buflen = len;
-	}
-}
-
-/* Zero-pad to a 16-byte boundary, as the AEAD construction does. */
-static void cc_poly_pad(struct cc_poly *p)
-{
-	if (!p->buflen)
-		return;
-	memset(p->buf + p->buflen, 0, 16 - p->buflen);
-	cc_poly_blocks(p, p->buf, 16);
-	p->buflen = 0;
-}
-
-static void cc_poly_final(struct cc_poly *p, u8 *mac)
-{
-	u64 h0 = p->h0, h1 = p->h1, h2 = p->h2;
-	u64 g0, g1, g2, c, mask;
-
-	/* fully carry h */
-	c = h1 >> 44;
-	h1 &= M44;
-	h2 += c;
-	c = h2 >> 42;
-	h2 &= M42;
-	h0 += c * 5;
-	c = h0 >> 44;
-	h0 &= M44;
-	h1 += c;
-	c = h1 >> 44;
-	h1 &= M44;
-	h2 += c;
-	c = h2 >> 42;
-	h2 &= M42;
-	h0 += c * 5;
-	c = h0 >> 44;
-	h0 &= M44;
-	h1 += c;
-
-	/* g = h + 5 - 2^130; use g when it is not negative, i.e. h >= p */
-	g0 = h0 + 5;
-	c = g0 >> 44;
-	g0 &= M44;
-	g1 = h1 + c;
-	c = g1 >> 44;
-	g1 &= M44;
-	g2 = h2 + c - (1ULL << 42);
-	mask = (g2 >> 63) - 1;
-	h0 = (h0 & ~mask) | (g0 & mask);
-	h1 = (h1 & ~mask) | (g1 & mask);
-	h2 = (h2 & ~mask) | (g2 & mask);
-
-	/* tag = (h + s) mod 2^128 */
-	h0 += p->pad0 & M44;
-	c = h0 >> 44;
-	h0 &= M44;
-	h1 += (((p->pad0 >> 44) | (p->pad1 << 20)) & M44) + c;
-	c = h1 >> 44;
-	h1 &= M44;
-	h2 += ((p->pad1 >> 24) & M42) + c;
-
-	cc_put_le64(h0 | (h1 << 44), mac);
-	cc_put_le64((h1 >> 20) | (h2 << 24), mac + 8);
-}
-
-/* ------------------------------------------------------------------ */
-/* Keystream with a small buffer for the bytes that do not fill a block */
-
-struct cc_stream {
-	u32 state[16];
-	unsigned int pos, len;	/* unused keystream: ks[pos..len) */
-	u8 ks[CC_KS_BLOCKS * CHACHA_BLOCK_SIZE];
-};
-
-static __always_inline void cc_blocks(bool simd, u32 *state, u8 *dst,
-				      const u8 *src, unsigned int nblocks)
-{
-	if (simd)
-		static_call(esp_chacha_xor)(state, dst, src, nblocks);
-	else
-		chacha_xor_generic(state, dst, src, nblocks);
-}
-
-static void cc_stream_xor(struct cc_stream *st, bool simd, u8 *dst,
-			  const u8 *src, unsigned int len)
-{
-	unsigned int n, i;
-
-	while (len) {
-		if (st->pos < st->len) {
-			n = min(len, st->len - st->pos);
-			for (i = 0; i < n; i++)
-				dst[i] = src[i] ^ st->ks[st->pos + i];
-			st->pos += n;
-		} else if (len >= CC_KS_BLOCKS * CHACHA_BLOCK_SIZE) {
-			/* whole groups of 4 blocks straight from src to dst */
-			n = len / (CC_KS_BLOCKS * CHACHA_BLOCK_SIZE) *
-			    CC_KS_BLOCKS;
-			cc_blocks(simd, st->state, dst, src, n);
-			n *= CHACHA_BLOCK_SIZE;
-		} else {
-			n = DIV_ROUND_UP(len, CHACHA_BLOCK_SIZE);
-			cc_blocks(simd, st->state, st->ks, NULL, n);
-			st->pos = 0;
-			st->len = n * CHACHA_BLOCK_SIZE;
-			continue;
-		}
-		dst += n;
-		src += n;
-		len -= n;
-	}
-}
-
-/*
- * Set up the ChaCha20 state for block 0 and produce the first keystream
- * blocks in one call: block 0 is the Poly1305 key (returned in ks[0..31]),
- * the following ones are kept for the first bytes of the message.
- */
-static void cc_stream_init(struct cc_stream *st, bool simd,
-			   const struct cc_ctx *ctx, const u8 *iv,
-			   unsigned int cryptlen)
-{
-	unsigned int n;
-
-	st->state[0] = 0x61707865;
-	st->state[1] = 0x3320646e;
-	st->state[2] = 0x79622d32;
-	st->state[3] = 0x6b206574;
-	memcpy(&st->state[4], ctx->key, sizeof(ctx->key));
-	st->state[12] = 0;
-	st->state[13] = ctx->salt;
-	st->state[14] = cc_le32(iv);
-	st->state[15] = cc_le32(iv + 4);
-
-	n = 1 + DIV_ROUND_UP(cryptlen, CHACHA_BLOCK_SIZE);
-	n = min(n, CC_KS_BLOCKS);
-	cc_blocks(simd, st->state, st->ks, NULL, n);
-	st->pos = CHACHA_BLOCK_SIZE;
-	st->len = n * CHACHA_BLOCK_SIZE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -562,29 +198,81 @@ static int cc_walk_copy(struct cc_walk *w, u8 *buf, unsigned int len,
 /* The AEAD                                                            */
 
 struct cc_work {
-	struct cc_stream st;
-	struct cc_poly poly;
+	struct cc_aead a;
 	u8 tag[CC_TAG_SIZE];
 	u8 rtag[CC_TAG_SIZE];
 };
+
+/* The AD, without the trailing IV, in contiguous runs */
+static int cc_crypt_ad(struct aead_request *req, unsigned int adlen,
+		       struct cc_fpu *f, struct cc_aead *a)
+{
+	struct cc_walk ws;
+
+	cc_walk_start(&ws, req->src, 0);
+	while (adlen) {
+		unsigned int n = min3(adlen, cc_walk_avail(&ws), CC_CHUNK);
+
+		if (!n)
+			return -EINVAL;
+		cc_fpu_account(f, n);
+		cc_aead_ad(a, cc_walk_addr(&ws), n);
+		ws.off += n;
+		adlen -= n;
+	}
+	return 0;
+}
+
+/* The text, in runs contiguous in both src and dst; then the tag. */
+static int cc_crypt_text(struct aead_request *req, unsigned int len,
+			 unsigned int authsize, bool enc, struct cc_fpu *f,
+			 struct cc_work *w)
+{
+	bool inplace = req->src == req->dst;
+	struct cc_walk ws, wd;
+
+	cc_walk_start(&ws, req->src, req->assoclen);
+	cc_walk_start(&wd, req->dst, req->assoclen);
+	while (len) {
+		unsigned int n = min3(len, cc_walk_avail(&ws), CC_CHUNK);
+		u8 *s, *d;
+
+		if (!inplace)
+			n = min(n, cc_walk_avail(&wd));
+		if (!n)
+			return -EINVAL;
+		cc_fpu_account(f, n);
+		s = cc_walk_addr(&ws);
+		d = inplace ? s : cc_walk_addr(&wd);
+		if (enc)
+			cc_aead_encrypt(&w->a, d, s, n);
+		else
+			cc_aead_decrypt(&w->a, d, s, n);
+		ws.off += n;
+		wd.off += n;
+		len -= n;
+	}
+	cc_aead_tag(&w->a, w->tag);
+
+	if (enc)
+		return cc_walk_copy(inplace ? &ws : &wd, w->tag, authsize, true);
+	if (cc_walk_copy(&ws, w->rtag, authsize, false))
+		return -EINVAL;
+	return crypto_memneq(w->tag, w->rtag, authsize) ? -EBADMSG : 0;
+}
 
 /* One request, in the caller's FPU section @f (which it may restart). */
 static int cc_crypt(struct aead_request *req, bool enc, struct cc_fpu *f,
 		    struct cc_work *w)
 {
 	struct crypto_aead *tfm = crypto_aead_reqtfm(req);
-	const struct cc_ctx *ctx = crypto_aead_ctx(tfm);
+	const struct cc_key *key = crypto_aead_ctx(tfm);
 	unsigned int authsize = crypto_aead_authsize(tfm);
-	bool inplace = req->src == req->dst;
-	unsigned int adlen, cryptlen, left;
-	struct cc_walk ws, wd;
-	__le64 lens[2];
-	int err = -EINVAL;
+	unsigned int cryptlen = req->cryptlen;
+	int err;
 
 	if (req->assoclen < CC_IV_SIZE)
 		return -EINVAL;
-	adlen = req->assoclen - CC_IV_SIZE;
-	cryptlen = req->cryptlen;
 	if (!enc) {
 		if (cryptlen < authsize)
 			return -EINVAL;
@@ -592,77 +280,27 @@ static int cc_crypt(struct aead_request *req, bool enc, struct cc_fpu *f,
 	}
 
 	cc_fpu_account(f, CC_KS_BLOCKS * CHACHA_BLOCK_SIZE);
-	cc_stream_init(&w->st, f->simd, ctx, req->iv, cryptlen);
-	cc_poly_init(&w->poly, w->st.ks);
-
-	/* AD (without the trailing IV), padded */
-	cc_walk_start(&ws, req->src, 0);
-	left = adlen;
-	while (left) {
-		unsigned int n = min3(left, cc_walk_avail(&ws), CC_CHUNK);
-
-		if (!n)
-			goto out;
-		cc_fpu_account(f, n);
-		cc_poly_update(&w->poly, cc_walk_addr(&ws), n);
-		ws.off += n;
-		left -= n;
-	}
-	cc_poly_pad(&w->poly);
-
-	/* cipher text: cipher and hash each chunk while it is in L1 */
-	cc_walk_start(&ws, req->src, req->assoclen);
-	cc_walk_start(&wd, req->dst, req->assoclen);
-	left = cryptlen;
-	while (left) {
-		unsigned int n = min3(left, cc_walk_avail(&ws), CC_CHUNK);
-		u8 *s, *d;
-
-		if (!inplace)
-			n = min(n, cc_walk_avail(&wd));
-		if (!n)
-			goto out;
-		cc_fpu_account(f, n);
-		s = cc_walk_addr(&ws);
-		d = inplace ? s : cc_walk_addr(&wd);
-		if (enc) {
-			cc_stream_xor(&w->st, f->simd, d, s, n);
-			cc_poly_update(&w->poly, d, n);
-		} else {
-			cc_poly_update(&w->poly, s, n);
-			cc_stream_xor(&w->st, f->simd, d, s, n);
-		}
-		ws.off += n;
-		wd.off += n;
-		left -= n;
-	}
-	cc_poly_pad(&w->poly);
-	lens[0] = cpu_to_le64(adlen);
-	lens[1] = cpu_to_le64(cryptlen);
-	cc_poly_update(&w->poly, (u8 *)lens, sizeof(lens));
-	cc_poly_final(&w->poly, w->tag);
-
-	if (enc) {
-		err = cc_walk_copy(inplace ? &ws : &wd, w->tag, authsize, true);
-	} else {
-		err = cc_walk_copy(&ws, w->rtag, authsize, false);
-		if (!err && crypto_memneq(w->tag, w->rtag, authsize))
-			err = -EBADMSG;
-	}
-out:
-	return err;
+	cc_aead_init(&w->a, f->level, key, req->iv, cryptlen);
+	err = cc_crypt_ad(req, req->assoclen - CC_IV_SIZE, f, &w->a);
+	if (err)
+		return err;
+	return cc_crypt_text(req, cryptlen, authsize, enc, f, w);
 }
 
 static int cc_aead_crypt(struct aead_request *req, bool enc)
 {
-	struct cc_work w;
+	struct cc_work w __uninitialized;
 	struct cc_fpu f;
 	int err;
 
+	w.a.ks_hi = 0;	/* for the wipe, if the request is refused before init */
 	cc_fpu_begin(&f);
 	err = cc_crypt(req, enc, &f, &w);
 	cc_fpu_end(&f);
-	memzero_explicit(&w, sizeof(w));
+	/* as far as it was written (a batch, below, wipes it all once) */
+	cc_aead_wipe(&w.a);
+	memzero_explicit(w.tag, sizeof(w.tag));
+	memzero_explicit(w.rtag, sizeof(w.rtag));
 	return err;
 }
 
@@ -676,17 +314,12 @@ static int cc_decrypt(struct aead_request *req)
 	return cc_aead_crypt(req, false);
 }
 
-static int cc_setkey(struct crypto_aead *tfm, const u8 *key,
-		     unsigned int keylen)
+static int cc_aead_setkey(struct crypto_aead *tfm, const u8 *key,
+			  unsigned int keylen)
 {
-	struct cc_ctx *ctx = crypto_aead_ctx(tfm);
-	int i;
-
 	if (keylen != CC_KEY_SIZE + CC_SALT_SIZE)
 		return -EINVAL;
-	for (i = 0; i < 8; i++)
-		ctx->key[i] = cc_le32(key + 4 * i);
-	ctx->salt = cc_le32(key + CC_KEY_SIZE);
+	cc_setkey(crypto_aead_ctx(tfm), key);
 	return 0;
 }
 
@@ -697,7 +330,7 @@ static int cc_setauthsize(struct crypto_aead *tfm, unsigned int authsize)
 }
 
 static struct aead_alg cc_alg = {
-	.setkey		= cc_setkey,
+	.setkey		= cc_aead_setkey,
 	.setauthsize	= cc_setauthsize,
 	.encrypt	= cc_encrypt,
 	.decrypt	= cc_decrypt,
@@ -710,7 +343,7 @@ static struct aead_alg cc_alg = {
 		/* stock template: (chacha20-simd 300 + poly1305-simd 300) / 2 */
 		.cra_priority		= 500,
 		.cra_blocksize		= 1,
-		.cra_ctxsize		= sizeof(struct cc_ctx),
+		.cra_ctxsize		= sizeof(struct cc_key),
 		.cra_module		= THIS_MODULE,
 	},
 };
@@ -724,7 +357,7 @@ EXPORT_SYMBOL_GPL(esp_chacha_is_ours);
 int esp_chacha_batch(struct crypto_aead *tfm, struct aead_request **reqs,
 		     unsigned int n, bool enc, int *errs)
 {
-	struct cc_work w;
+	struct cc_work w __uninitialized;
 	struct cc_fpu f;
 	unsigned int i;
 	int ret = 0;
@@ -757,33 +390,127 @@ int esp_chacha_batch(struct crypto_aead *tfm, struct aead_request **reqs,
 EXPORT_SYMBOL_GPL(esp_chacha_batch);
 
 /* ------------------------------------------------------------------ */
+/* Known-answer test                                                   */
+
+/* Test only (debugfs chacha_kat_fault): the known answers expect wrong tags */
+static bool cc_kat_fault;
+
+/*
+ * Every case of chacha_kat.h at @l, each in an FPU section of its own
+ * (a case is at most CC_FPU_BYTES of data). Returns 0, or the number of
+ * the first case that failed.
+ */
+static int cc_kat_run(enum cc_level l)
+{
+	unsigned int i, failed = 0;
+	u8 *buf;
+
+	buf = kmalloc(CC_KAT_BUF_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	BUILD_BUG_ON(CC_KAT_BUF_SIZE > CC_FPU_BYTES);
+	for (i = 0; i < cc_kat_cases() && !failed; i++) {
+		bool ok;
+
+		if (l != CC_GENERIC)
+			kernel_fpu_begin();
+		ok = cc_known_answer(l, i, buf, READ_ONCE(cc_kat_fault));
+		if (l != CC_GENERIC)
+			kernel_fpu_end();
+		if (!ok)
+			failed = i + 1;
+	}
+	kfree_sensitive(buf);
+	return failed;
+}
+
+/* Make @l the level of new requests, if its known-answer test passes. */
+static int cc_use_level(enum cc_level l)
+{
+	int bad;
+
+	if (!cc_level_supported(l))
+		return -EOPNOTSUPP;
+	bad = cc_kat_run(l);
+	if (bad < 0)
+		return bad;
+	if (bad) {
+		pr_err("chacha: %s known-answer test FAILED at case %d of %u\n",
+		       cc_level_names[l], bad, cc_kat_cases());
+		return -EINVAL;
+	}
+	WRITE_ONCE(cc_cur, l);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* debugfs: chacha_level, chacha_selftest (and chacha_kat_fault)      */
+
+/* Reads the active level; takes a level name (its known answers first). */
+static ssize_t cc_level_read(struct file *file, char __user *buf,
+			     size_t len, loff_t *ppos)
+{
+	const char *name = cc_level_names[READ_ONCE(cc_cur)];
+	char s[16];
+	int n;
+
+	n = scnprintf(s, sizeof(s), "%s\n", name);
+	return simple_read_from_buffer(buf, len, ppos, s, n);
+}
+
+static ssize_t cc_level_write(struct file *file, const char __user *buf,
+			      size_t len, loff_t *ppos)
+{
+	char s[16];
+	int l, err;
+
+	if (len >= sizeof(s))
+		return -EINVAL;
+	if (copy_from_user(s, buf, len))
+		return -EFAULT;
+	s[len] = 0;
+	l = sysfs_match_string(cc_level_names, s);
+	if (l < 0)
+		return -EINVAL;
+	mutex_lock(&cc_level_lock);
+	err = cc_use_level(l);
+	mutex_unlock(&cc_level_lock);
+	if (!err)
+		pr_info("chacha: level %s (debugfs chacha_level)\n",
+			cc_level_names[l]);
+	return err ?: len;
+}
+
+/* No .owner, as debugfs.c's files: removed first thing at module exit */
+static const struct file_operations cc_level_fops = {
+	.open	= simple_open,
+	.read	= cc_level_read,
+	.write	= cc_level_write,
+	.llseek	= default_llseek,
+};
+
+/* Iterations of the last self-test run through debugfs. */
+static u32 cc_selftest_iters;
+
+/* Writing N runs the self-test, N random cases, at the active level. */
+static int cc_selftest_set(u32 iters)
+{
+	int err;
+
+	mutex_lock(&cc_level_lock);
+	cc_selftest_iters = iters;
+	err = esp_chacha_selftest(cc_level_names[cc_cur], iters);
+	mutex_unlock(&cc_level_lock);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
 /* Hooks for chacha_test.c                                             */
 
-const char *esp_chacha_level_name(unsigned int i)
+/* The active level's name. */
+const char *esp_chacha_level_name(void)
 {
-	return i < ARRAY_SIZE(cc_levels) ? cc_levels[i].name : NULL;
-}
-
-bool esp_chacha_level_supported(unsigned int i)
-{
-	return i < ARRAY_SIZE(cc_levels) && cc_level_supported(&cc_levels[i]);
-}
-
-/* Switch the dispatch to level i; returns the level that was active. */
-int esp_chacha_level_set(unsigned int i)
-{
-	int old = cc_cur - cc_levels;
-
-	if (!esp_chacha_level_supported(i))
-		return -EOPNOTSUPP;
-	cc_set_level(&cc_levels[i]);
-	return old;
-}
-
-/* The active level. */
-int esp_chacha_level_cur(void)
-{
-	return cc_cur - cc_levels;
+	return cc_level_names[READ_ONCE(cc_cur)];
 }
 
 /*
@@ -795,7 +522,7 @@ unsigned long esp_chacha_fpu_sections(void)
 	return this_cpu_read(cc_fpu_sections);
 }
 
-/* Raw keystream xor at the current level, CC_FPU_BYTES per FPU section. */
+/* Raw keystream xor at the active level, CC_FPU_BYTES per FPU section. */
 void esp_chacha_xor_raw(u32 *state, u8 *dst, const u8 *src,
 			unsigned int nblocks)
 {
@@ -806,7 +533,7 @@ void esp_chacha_xor_raw(u32 *state, u8 *dst, const u8 *src,
 		unsigned int n = min(nblocks, CC_FPU_BYTES / CHACHA_BLOCK_SIZE);
 
 		cc_fpu_account(&f, n * CHACHA_BLOCK_SIZE);
-		cc_blocks(f.simd, state, dst, src, n);
+		cc_chacha(f.level, state, dst, src, n);
 		dst += n * CHACHA_BLOCK_SIZE;
 		if (src)
 			src += n * CHACHA_BLOCK_SIZE;
@@ -816,123 +543,32 @@ void esp_chacha_xor_raw(u32 *state, u8 *dst, const u8 *src,
 }
 
 /* ------------------------------------------------------------------ */
-/* chacha_impl=auto: pick the fastest level by measurement             */
-
-/*
- * MB/s (1e6 bytes/s) of level @l (bound to the dispatch by the caller) on
- * one request-sized keystream run xored in place into @buf, FPU section
- * begin and end included (preemption off for the portable code too). Only
- * the fastest run counts: interrupts and other guests on the host only
- * slow down the runs they hit.
- */
-static unsigned int cc_measure(const struct cc_level *l, u8 *buf)
-{
-	static const struct cc_ctx ctx;
-	static const u8 iv[CC_IV_SIZE];
-	u64 start, t0, dt, best = U64_MAX;
-	unsigned int run, off, n;
-	struct cc_stream st;
-
-	start = ktime_get_ns();
-	for (run = 0; run < CC_MEASURE_MAX_RUNS; run++) {
-		t0 = ktime_get_ns();
-		if (l->simd)
-			kernel_fpu_begin();
-		else
-			preempt_disable();
-		cc_stream_init(&st, l->simd, &ctx, iv, CC_MEASURE_LEN);
-		for (off = 0; off < CC_MEASURE_LEN; off += n) {
-			n = min(CC_MEASURE_LEN - off, CC_CHUNK);
-			cc_stream_xor(&st, l->simd, buf + off, buf + off, n);
-		}
-		if (l->simd)
-			kernel_fpu_end();
-		else
-			preempt_enable();
-		dt = ktime_get_ns() - t0;
-		best = min(best, dt);
-		if (run + 1 >= CC_MEASURE_MIN_RUNS &&
-		    ktime_get_ns() - start >= CC_MEASURE_NS)
-			break;
-	}
-	return div64_u64((u64)CC_MEASURE_LEN * 1000, max_t(u64, best, 1));
-}
-
-/* The fastest supported level; logs every level's rate and the choice. */
-static const struct cc_level *cc_pick_fastest(void)
-{
-	const struct cc_level *best = &cc_levels[0];	/* generic */
-	unsigned int i, rate, best_rate = 0;
-	char line[96] = " none (no memory)";
-	int pos = 0;
-	u8 *buf;
-
-	/* before crypto_register_aead(): nobody else uses the dispatch yet */
-	buf = kzalloc(CC_MEASURE_LEN, GFP_KERNEL);
-	for (i = 0; buf && i < ARRAY_SIZE(cc_levels); i++) {
-		const struct cc_level *l = &cc_levels[i];
-
-		if (!cc_level_supported(l))
-			continue;
-		cc_set_level(l);
-		rate = cc_measure(l, buf);
-		pos += scnprintf(line + pos, sizeof(line) - pos, " %s=%u",
-				 l->name, rate);
-		if (rate > best_rate) {
-			best_rate = rate;
-			best = l;
-		}
-		cond_resched();
-	}
-	kfree(buf);
-	pr_info("chacha: measured MB/s:%s; using %s ChaCha20 (fastest; driver %s)\n",
-		line, best->name, ESP_CHACHA_DRIVER);
-	return best;
-}
 
 int esp_chacha_init(void)
 {
-	const struct cc_level *l = NULL;
-	unsigned int i;
+	enum cc_level l = cc_best_level();
 	int err;
 
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_HIGHMEM));
 
-	if (!*chacha_impl || sysfs_streq(chacha_impl, "auto")) {
-		l = cc_pick_fastest();
-	} else {
-		for (i = 0; i < ARRAY_SIZE(cc_levels); i++)
-			if (sysfs_streq(chacha_impl, cc_levels[i].name))
-				l = &cc_levels[i];
-		if (!l) {
-			pr_err("chacha_impl=%s: unknown\n", chacha_impl);
-			return -EINVAL;
-		}
-		if (!cc_level_supported(l)) {
-			pr_err("chacha_impl=%s: not supported by this CPU\n",
-			       chacha_impl);
-			return -EOPNOTSUPP;
-		}
-		pr_info("chacha: using %s ChaCha20 (chacha_impl=%s; driver %s)\n",
-			l->name, chacha_impl, ESP_CHACHA_DRIVER);
+	err = cc_use_level(l);
+	if (err) {
+		pr_err("chacha: not registering %s: %s known-answer test: %d\n",
+		       ESP_CHACHA_DRIVER, cc_level_names[l], err);
+		return err;
 	}
-	cc_set_level(l);
-
 	err = crypto_register_aead(&cc_alg);
 	if (err) {
 		pr_err("chacha: crypto_register_aead: %d\n", err);
 		return err;
 	}
-
-	if (chacha_selftest) {
-		err = esp_chacha_selftest(l->name, chacha_selftest_iters);
-		if (err) {
-			crypto_unregister_aead(&cc_alg);
-			return err;
-		}
-	}
-	if (chacha_bench)
-		esp_chacha_bench();
+	pr_info("chacha: %s ChaCha20-Poly1305 (best level of this CPU), %u known answers passed; driver %s\n",
+		cc_level_names[l], cc_kat_cases(), ESP_CHACHA_DRIVER);
+	debugfs_create_file("chacha_level", 0600, eso_debugfs_dir(), NULL,
+			    &cc_level_fops);
+	eso_debugfs_u32_hook("chacha_selftest", &cc_selftest_iters,
+			     cc_selftest_set);
+	eso_debugfs_bool("chacha_kat_fault", &cc_kat_fault);
 	return 0;
 }
 

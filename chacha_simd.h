@@ -15,7 +15,10 @@ struct aead_request;
 
 #define ESP_CHACHA_DRIVER "rfc7539esp-chacha20poly1305-espsw"
 
-/* Module init/exit hooks: register/unregister the AEAD (and self-test). */
+/*
+ * Module init/exit hooks: register/unregister the AEAD, after a
+ * known-answer test at the level chosen by CPU features.
+ */
 int esp_chacha_init(void);
 void esp_chacha_exit(void);
 
@@ -42,5 +45,13 @@ bool esp_chacha_is_ours(struct crypto_aead *tfm);
  */
 int esp_chacha_batch(struct crypto_aead *tfm, struct aead_request **reqs,
 		     unsigned int n, bool enc, int *errs);
+
+/* For the self-test (chacha_test.c) */
+const char *esp_chacha_level_name(void);
+unsigned long esp_chacha_fpu_sections(void);
+void esp_chacha_xor_raw(u32 *state, u8 *dst, const u8 *src,
+			unsigned int nblocks);
+/* chacha_test.c: @iters random cases at the active level @level */
+int esp_chacha_selftest(const char *level, unsigned int iters);
 
 #endif /* _ESP_CHACHA_SIMD_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Self-test and micro-benchmark for chacha_simd.c (module parameters
- * chacha_selftest=1 and chacha_bench=1).
+ * Self-test of the module's AEAD at the active level (chacha_simd.c; run by
+ * writing a number of random cases to debugfs chacha_selftest).
  *
  * Self-test: RFC 8439 vectors (ChaCha20 2.4.2, AEAD 2.8.2 and A.5, both in
  * the rfc7539esp form), the RFC 7634 appendix A (ESP) and B (IKEv2)
@@ -20,11 +20,9 @@
 #include <linux/slab.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
-#include <linux/ktime.h>
 #include <linux/string.h>
 #include <linux/sizes.h>
 #include <crypto/aead.h>
-#include <crypto/skcipher.h>
 
 #include "chacha_simd.h"
 #include "chacha_impl.h"
@@ -35,7 +33,6 @@
 #define CT_BUFSZ	(CT_MAXAD + CT_MAXLEN + 16 + CT_SLACK)
 #define CT_MAXSG	8
 #define CT_REF		"rfc7539esp(chacha20-generic,poly1305-generic)"
-#define CT_STOCK	"rfc7539esp(chacha20-simd,poly1305-simd)"
 
 struct ct_vec {
 	const char *name, *key, *iv, *ad, *pt, *ct;
@@ -616,251 +613,4 @@ out:
 			t.cases);
 	ct_free(&t);
 	return err;
-}
-
-/* ------------------------------------------------------------------ */
-/* Benchmark                                                           */
-
-static const unsigned int cb_sizes[] = { 64, 576, 1420, 8192 };
-#define CB_NS		(20 * NSEC_PER_MSEC)	/* per cell and round */
-#define CB_ROUNDS	5	/* best of: other guests share the host */
-#define CB_BATCH	16
-#define CB_NLEVEL	4
-/* columns: the levels, then batch16 / stock (AEAD) or kernel (keystream) */
-#define CB_COLS		(CB_NLEVEL + 2)
-
-struct cb_state {
-	struct crypto_aead *mine, *stock;
-	struct crypto_skcipher *kcha;
-	struct aead_request *req[CB_BATCH], *sreq;
-	struct skcipher_request *kreq;
-	unsigned int nl;
-	u8 *buf;
-};
-
-static u64 cb_rate(u64 bytes, u64 ns)
-{
-	return ns ? div64_u64(bytes * 1000, ns) : 0;	/* MB/s = bytes/us */
-}
-
-/* MB/s of in-place encryption, assoclen 16 (batch: n > 1) */
-static u64 cb_aead(struct crypto_aead *tfm, struct aead_request **req,
-		   unsigned int n, u8 *buf, unsigned int len)
-{
-	struct scatterlist sg[CB_BATCH];
-	u8 iv[8] = { 1 };
-	u64 t0, t, bytes = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		sg_init_one(&sg[i], buf + i * (len + 32), len + 32);
-		aead_request_set_callback(req[i], 0, NULL, NULL);
-		aead_request_set_ad(req[i], 16);
-		aead_request_set_crypt(req[i], &sg[i], &sg[i], len, iv);
-	}
-	t0 = ktime_get_ns();
-	do {
-		if (n > 1) {
-			if (esp_chacha_batch(tfm, req, n, true, NULL))
-				return 0;
-		} else if (crypto_aead_encrypt(req[0])) {
-			return 0;
-		}
-		bytes += (u64)n * len;
-		t = ktime_get_ns() - t0;
-	} while (t < CB_NS);
-	return cb_rate(bytes, t);
-}
-
-static u64 cb_ks_mine(u8 *buf, unsigned int len)
-{
-	u32 state[16] = { 0x61707865 };
-	u64 t0, t, bytes = 0;
-
-	t0 = ktime_get_ns();
-	do {
-		esp_chacha_xor_raw(state, buf, buf, len / CHACHA_BLOCK_SIZE);
-		bytes += len;
-		t = ktime_get_ns() - t0;
-	} while (t < CB_NS);
-	return cb_rate(bytes, t);
-}
-
-static u64 cb_ks_kernel(struct skcipher_request *req, u8 *buf,
-			unsigned int len)
-{
-	struct scatterlist sg;
-	u8 iv[16] = { 0 };
-	u64 t0, t, bytes = 0;
-
-	sg_init_one(&sg, buf, len);
-	skcipher_request_set_callback(req, 0, NULL, NULL);
-	skcipher_request_set_crypt(req, &sg, &sg, len, iv);
-	t0 = ktime_get_ns();
-	do {
-		if (crypto_skcipher_encrypt(req))
-			return 0;
-		bytes += len;
-		t = ktime_get_ns() - t0;
-	} while (t < CB_NS);
-	return cb_rate(bytes, t);
-}
-
-static void cb_ratio(char *out, size_t sz, u64 a, u64 b)
-{
-	if (b)
-		scnprintf(out, sz, "%llu.%02llu", div64_u64(a, b),
-			  div64_u64(a * 100, b) % 100);
-	else
-		scnprintf(out, sz, "-");
-}
-
-/* One round over every cell of one table; res keeps the best rate. */
-static void cb_round(struct cb_state *b, bool aead, int best,
-		     u64 res[][CB_COLS])
-{
-	unsigned int s, i, len;
-	u64 v;
-
-	for (s = 0; s < ARRAY_SIZE(cb_sizes); s++) {
-		len = cb_sizes[s];
-		if (!aead)
-			len = round_down(len, CHACHA_BLOCK_SIZE);
-		for (i = 0; i < b->nl; i++) {
-			if (esp_chacha_level_set(i) < 0)
-				continue;
-			v = aead ? cb_aead(b->mine, b->req, 1, b->buf, len) :
-				   cb_ks_mine(b->buf, len);
-			res[s][i] = max(res[s][i], v);
-		}
-		esp_chacha_level_set(best);
-		if (aead) {
-			v = cb_aead(b->mine, b->req, CB_BATCH, b->buf, len);
-			res[s][CB_NLEVEL] = max(res[s][CB_NLEVEL], v);
-			v = b->sreq ? cb_aead(b->stock, &b->sreq, 1, b->buf,
-					      len) : 0;
-		} else {
-			v = b->kreq ? cb_ks_kernel(b->kreq, b->buf, len) : 0;
-		}
-		res[s][CB_NLEVEL + 1] = max(res[s][CB_NLEVEL + 1], v);
-		cond_resched();
-	}
-}
-
-static void cb_print(struct cb_state *b, bool aead, int best, int avx2,
-		     u64 res[][CB_COLS])
-{
-	char line[160], x[16];
-	unsigned int s, i;
-	int pos;
-
-	pos = scnprintf(line, sizeof(line), "%6s", "bytes");
-	for (i = 0; i < b->nl; i++)
-		if (esp_chacha_level_supported(i))
-			pos += scnprintf(line + pos, sizeof(line) - pos,
-					 " %9s", esp_chacha_level_name(i));
-	if (aead)
-		pr_info("chacha bench: %s %9s %9s %7s\n", line, "batch16",
-			"stock", "x_stock");
-	else
-		pr_info("chacha bench: %s %9s %7s\n", line, "kernel",
-			"x_kern");
-	for (s = 0; s < ARRAY_SIZE(cb_sizes); s++) {
-		pos = scnprintf(line, sizeof(line), "%6u", aead ? cb_sizes[s] :
-				round_down(cb_sizes[s], CHACHA_BLOCK_SIZE));
-		for (i = 0; i < b->nl; i++)
-			if (esp_chacha_level_supported(i))
-				pos += scnprintf(line + pos,
-						 sizeof(line) - pos,
-						 " %9llu", res[s][i]);
-		if (aead) {
-			cb_ratio(x, sizeof(x), res[s][best],
-				 res[s][CB_NLEVEL + 1]);
-			pr_info("chacha bench: %s %9llu %9llu %7s\n", line,
-				res[s][CB_NLEVEL], res[s][CB_NLEVEL + 1], x);
-		} else {
-			cb_ratio(x, sizeof(x), avx2 >= 0 ? res[s][avx2] : 0,
-				 res[s][CB_NLEVEL + 1]);
-			pr_info("chacha bench: %s %9llu %7s\n", line,
-				res[s][CB_NLEVEL + 1], x);
-		}
-	}
-}
-
-void esp_chacha_bench(void)
-{
-	static u64 res[2][ARRAY_SIZE(cb_sizes)][CB_COLS];
-	struct cb_state b = { };
-	u8 key[36] = { 7 };
-	int i, old, best, avx2 = -1;
-
-	memset(res, 0, sizeof(res));
-	b.buf = kzalloc(CB_BATCH * (8192 + 32), GFP_KERNEL);
-	b.mine = crypto_alloc_aead(ESP_CHACHA_DRIVER, 0, 0);
-	if (!b.buf || IS_ERR(b.mine)) {
-		pr_err("chacha bench: allocation failed\n");
-		goto out;
-	}
-	b.stock = crypto_alloc_aead(CT_STOCK, 0, CRYPTO_ALG_ASYNC);
-	if (IS_ERR(b.stock))
-		pr_warn("chacha bench: no %s (%ld): load chacha_x86_64 and poly1305_x86_64\n",
-			CT_STOCK, PTR_ERR(b.stock));
-	b.kcha = crypto_alloc_skcipher("chacha20-simd", 0, CRYPTO_ALG_ASYNC);
-	if (IS_ERR(b.kcha))
-		pr_warn("chacha bench: no chacha20-simd (%ld)\n",
-			PTR_ERR(b.kcha));
-	for (i = 0; i < CB_BATCH; i++) {
-		b.req[i] = aead_request_alloc(b.mine, GFP_KERNEL);
-		if (!b.req[i])
-			goto out;
-	}
-	if (crypto_aead_setkey(b.mine, key, 36) ||
-	    crypto_aead_setauthsize(b.mine, 16))
-		goto out;
-	if (!IS_ERR(b.stock)) {
-		b.sreq = aead_request_alloc(b.stock, GFP_KERNEL);
-		if (!b.sreq || crypto_aead_setkey(b.stock, key, 36) ||
-		    crypto_aead_setauthsize(b.stock, 16))
-			goto out;
-	}
-	if (!IS_ERR(b.kcha)) {
-		b.kreq = skcipher_request_alloc(b.kcha, GFP_KERNEL);
-		if (!b.kreq || crypto_skcipher_setkey(b.kcha, key, 32))
-			goto out;
-	}
-
-	while (b.nl < CB_NLEVEL && esp_chacha_level_name(b.nl))
-		b.nl++;
-	/* batch16 and x_stock: the level chacha_impl (auto: measured) chose */
-	best = esp_chacha_level_cur();
-	for (i = 0; i < b.nl; i++)
-		if (esp_chacha_level_supported(i) &&
-		    !strcmp(esp_chacha_level_name(i), "avx2"))
-			avx2 = i;
-	old = esp_chacha_level_set(best);
-	for (i = 0; i < CB_ROUNDS; i++) {
-		cb_round(&b, true, best, res[0]);
-		cb_round(&b, false, best, res[1]);
-	}
-	esp_chacha_level_set(old);
-
-	pr_info("chacha bench: rfc7539esp encrypt, MB/s (1e6 bytes/s, best of %d), assoclen 16, in place; batch16 = %s, 16 requests per esp_chacha_batch(); stock = %s; x_stock = %s / stock\n",
-		CB_ROUNDS, esp_chacha_level_name(best), CT_STOCK,
-		esp_chacha_level_name(best));
-	cb_print(&b, true, best, avx2, res[0]);
-	pr_info("chacha bench: ChaCha20 keystream xor, MB/s (best of %d); kernel = chacha20-simd skcipher; x_kern = avx2 / kernel\n",
-		CB_ROUNDS);
-	cb_print(&b, false, best, avx2, res[1]);
-out:
-	for (i = 0; i < CB_BATCH; i++)
-		aead_request_free(b.req[i]);
-	aead_request_free(b.sreq);
-	skcipher_request_free(b.kreq);
-	if (!IS_ERR_OR_NULL(b.mine))
-		crypto_free_aead(b.mine);
-	if (!IS_ERR_OR_NULL(b.stock))
-		crypto_free_aead(b.stock);
-	if (!IS_ERR_OR_NULL(b.kcha))
-		crypto_free_skcipher(b.kcha);
-	kfree(b.buf);
 }

@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # 30-chacha: the module's own rfc7539esp(chacha20,poly1305) (chacha_simd.c).
-# For every ChaCha20 level this CPU supports (generic, ssse3, avx2, avx512), reload the
-# module with chacha_impl=<level> chacha_selftest=1: at load it runs the RFC 8439 vectors
-# and a differential test against the kernel's rfc7539esp(chacha20-generic,
-# poly1305-generic) (random lengths 0..65535, random sg splits, in/out of place,
-# forgeries, batch API, at most 4 KiB of data per FPU section) and fails to load if
-# anything differs. Checks dmesg for "chacha selftest <level>: passed N cases", that a
-# forced level skips the measurement, and that /proc/crypto lists the driver with
-# "selftest : passed" and a priority above the stock template. Reloads the module with
-# default parameters (chacha_impl=auto) at the end and checks its selection line:
-# "chacha: measured MB/s: generic=N ssse3=N ...; using <level> ChaCha20 (fastest; ...)"
-# names every level of this CPU and the chosen one has the highest rate.
+# Reloads the module with its defaults: the load line says which level it took and that
+# its known-answer test passed, and debugfs chacha_level reads the best level this
+# CPU's features allow (avx512: avx512f + avx512vl; avx2: avx + avx2; ssse3; generic).
+# Then for every level of this CPU: chacha_level takes the level (its known answers
+# first), and writing CHACHA_ITERS to chacha_selftest runs the self-test there: the
+# RFC 8439 vectors and a differential test against the kernel's
+# rfc7539esp(chacha20-generic,poly1305-generic) (random lengths 0..65535, random sg
+# splits, in/out of place, forgeries, batch API, at most 4 KiB of data per FPU
+# section); the write fails if anything differs. A level the CPU lacks and an unknown
+# name are refused; with chacha_kat_fault set the known answers fail and the level
+# stays. /proc/crypto lists the driver with "selftest : passed" and a priority above
+# the stock template.
 # Sourced by selftests/run.sh after lib.sh; also runnable alone: bash 30-chacha.sh [ko]
 if ! declare -F t_ok >/dev/null; then
 	_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,31 +33,67 @@ fi
 CHACHA_DRIVER=rfc7539esp-chacha20poly1305-espsw
 CHACHA_ITERS=${CHACHA_ITERS:-200}
 
+# the best level of this CPU by its features, as chacha_simd.c chooses
+_chacha_best() {
+	local best=generic
+	grep -qw ssse3 /proc/cpuinfo && best=ssse3
+	grep -qw ssse3 /proc/cpuinfo && grep -qw avx /proc/cpuinfo &&
+		grep -qw avx2 /proc/cpuinfo && best=avx2
+	[ $best = avx2 ] && grep -qw avx512f /proc/cpuinfo &&
+		grep -qw avx512vl /proc/cpuinfo && best=avx512
+	echo $best
+}
+
 _chacha_main() {
-	local levels=generic lvl out n0 rc prio stockprio
+	local levels="" lvl l best out n0 rc prio stockprio log cur
 	if [ -z "${ESP_MODULE:-}" ] || [ ! -r "$ESP_MODULE" ]; then
 		t_skip "chacha selftest" "no module (ESP_MODULE)"
 		return 0
 	fi
-	grep -qw ssse3 /proc/cpuinfo && levels="$levels ssse3"
-	grep -qw avx2 /proc/cpuinfo && levels="$levels avx2"
-	grep -qw avx512vl /proc/cpuinfo && grep -qw avx512f /proc/cpuinfo &&
-		levels="$levels avx512"
-	t_diag "chacha levels on this CPU: $levels"
+	best=$(_chacha_best)
+	for l in generic ssse3 avx2 avx512; do
+		levels="$levels $l"
+		[ $l = "$best" ] && break
+	done
+	t_diag "chacha levels on this CPU:$levels"
 	modprobe -a esp4 esp6 2>/dev/null
 	# the reference and the stock template for the comparison
 	modprobe -q -a chacha20poly1305 chacha_generic poly1305_generic 2>/dev/null
 	modprobe -q -a chacha_x86_64 poly1305_x86_64 2>/dev/null
 
+	# a fresh load: the level by CPU features, known answers passed
+	if ! _chacha_unload; then
+		t_fail "chacha: module reloaded" \
+			"cannot rmmod esp_swoffload: $(lsmod | grep esp_swoffload)"
+		return 0
+	fi
+	n0=$(dmesg | wc -l)
+	if out=$(insmod "$ESP_MODULE" 2>&1); then
+		t_ok "chacha: module reloaded"
+	else
+		t_fail "chacha: module reloaded" "$out" "$(dmesg | tail -n +"$((n0 + 1))")"
+		return 0
+	fi
+	log=$(dmesg | tail -n +"$((n0 + 1))" | grep -o 'chacha: [a-z0-9]* ChaCha20-Poly1305.*')
+	t_diag "$log"
+	cur=$(cat "$KNOBS/chacha_level" 2>&1)
+	if [ "$cur" = "$best" ] &&
+	   echo "$log" | grep -q "^chacha: $best ChaCha20-Poly1305 (best level of this CPU), [1-9][0-9]* known answers passed"; then
+		t_ok "chacha level at load is the best of this CPU ($best)"
+	else
+		t_fail "chacha level at load is the best of this CPU ($best)" \
+			"chacha_level: $cur" "load line: ${log:-none}"
+	fi
+
 	for lvl in $levels; do
-		if ! _chacha_unload; then
-			t_fail "chacha selftest $lvl" \
-				"cannot rmmod esp_swoffload: $(lsmod | grep esp_swoffload)"
-			return 0
-		fi
 		n0=$(dmesg | wc -l)
-		out=$(insmod "$ESP_MODULE" chacha_impl="$lvl" chacha_selftest=1 \
-			chacha_selftest_iters="$CHACHA_ITERS" 2>&1)
+		if ! out=$(echo "$lvl" 2>&1 > "$KNOBS/chacha_level") ||
+		   [ "$(cat "$KNOBS/chacha_level")" != "$lvl" ]; then
+			t_fail "chacha_level takes $lvl" "$out" "reads $(cat "$KNOBS/chacha_level")"
+			continue
+		fi
+		t_ok "chacha_level takes $lvl"
+		out=$(echo "$CHACHA_ITERS" 2>&1 > "$KNOBS/chacha_selftest")
 		rc=$?
 		log=$(dmesg | tail -n +"$((n0 + 1))")
 		if [ $rc -eq 0 ] &&
@@ -64,27 +101,47 @@ _chacha_main() {
 			t_ok "chacha selftest $lvl"
 			t_diag "$(echo "$log" | grep -o "chacha selftest: FPU sections.*")"
 			t_diag "$(echo "$log" | grep -o "chacha selftest $lvl: passed.*")"
-			if echo "$log" | grep -q "using $lvl ChaCha20 (chacha_impl=$lvl" &&
-			   ! echo "$log" | grep -q "chacha: measured"; then
-				t_ok "chacha_impl=$lvl forced, not measured"
-			else
-				t_fail "chacha_impl=$lvl forced, not measured" \
-					"$(echo "$log" | grep 'chacha:')"
-			fi
 		else
-			t_fail "chacha selftest $lvl" "insmod rc=$rc $out" \
+			t_fail "chacha selftest $lvl" "write rc=$rc $out" \
 				"$(echo "$log" | grep -i chacha | tail -20)"
-			continue
-		fi
-		if awk -v d="$CHACHA_DRIVER" '$1 == "driver" { cur = $3 }
-			cur == d && $1 == "selftest" && $3 == "passed" { ok = 1 }
-			END { exit !ok }' /proc/crypto; then
-			t_ok "chacha /proc/crypto $lvl: $CHACHA_DRIVER selftest passed"
-		else
-			t_fail "chacha /proc/crypto $lvl: $CHACHA_DRIVER selftest passed" \
-				"$(grep -A8 "$CHACHA_DRIVER" /proc/crypto)"
 		fi
 	done
+
+	# refused: an unknown name, a level beyond this CPU's, failing known answers
+	if echo nosuch 2>/dev/null > "$KNOBS/chacha_level"; then
+		t_fail "chacha_level refuses an unknown level"
+	else
+		t_ok "chacha_level refuses an unknown level"
+	fi
+	if [ "$best" != avx512 ]; then
+		if out=$(echo avx512 2>&1 > "$KNOBS/chacha_level") ||
+		   [ "$(cat "$KNOBS/chacha_level")" != "$best" ]; then
+			t_fail "chacha_level refuses avx512 on this CPU" "$out"
+		else
+			t_ok "chacha_level refuses avx512 on this CPU (${out##*: })"
+		fi
+	fi
+	n0=$(dmesg | wc -l)
+	echo 1 > "$KNOBS/chacha_kat_fault"
+	out=$(echo generic 2>&1 > "$KNOBS/chacha_level")
+	rc=$?
+	echo 0 > "$KNOBS/chacha_kat_fault"
+	log=$(dmesg | tail -n +"$((n0 + 1))" | grep -o 'chacha: generic known-answer test FAILED.*')
+	if [ $rc -ne 0 ] && [ -n "$log" ] && [ "$(cat "$KNOBS/chacha_level")" = "$best" ]; then
+		t_ok "chacha: failing known answers refuse the level ($log)"
+	else
+		t_fail "chacha: failing known answers refuse the level" \
+			"write rc=$rc; level $(cat "$KNOBS/chacha_level"); log: ${log:-none}"
+	fi
+
+	if awk -v d="$CHACHA_DRIVER" '$1 == "driver" { cur = $3 }
+		cur == d && $1 == "selftest" && $3 == "passed" { ok = 1 }
+		END { exit !ok }' /proc/crypto; then
+		t_ok "chacha /proc/crypto: $CHACHA_DRIVER selftest passed"
+	else
+		t_fail "chacha /proc/crypto: $CHACHA_DRIVER selftest passed" \
+			"$(grep -A8 "$CHACHA_DRIVER" /proc/crypto)"
+	fi
 
 	# the generic name must resolve to us: highest priority of all implementations
 	prio=$(awk -v d="$CHACHA_DRIVER" '$1 == "driver" { cur = $3 }
@@ -100,45 +157,8 @@ _chacha_main() {
 			"ours ${prio:-?}, stock ${stockprio:-300}"
 	fi
 
-	# leave the module loaded with its defaults, as selftests/run.sh had it; the
-	# default chacha_impl=auto times every level and binds the fastest
-	_chacha_unload
-	n0=$(dmesg | wc -l)
-	t0=$(date +%s%N)
-	if out=$(insmod "$ESP_MODULE" 2>&1); then
-		t_ok "chacha: module reloaded with defaults"
-	else
-		t_fail "chacha: module reloaded with defaults" "$out"
-		return 0
-	fi
-	t_diag "insmod took $((($(date +%s%N) - t0) / 1000000)) ms (guest clock, TCG)"
-	log=$(dmesg | tail -n +"$((n0 + 1))" | grep -o 'chacha: measured MB/s:.*')
-	t_diag "$log"
-	_chacha_check_auto "$log" "$levels"
-}
-
-# _chacha_check_auto LINE LEVELS: LINE names every level of LEVELS with an integer
-# rate, and the level it says it uses has the highest one.
-_chacha_check_auto() {
-	local line=$1 levels=$2 lvl rate best="" bestrate=-1 used miss=""
-	used=$(echo "$line" | sed -n 's/.*; using \([a-z0-9]*\) ChaCha20 (fastest.*/\1/p')
-	for lvl in $levels; do
-		rate=$(echo "$line" | grep -o " $lvl=[0-9]*" | cut -d= -f2)
-		if [ -z "$rate" ]; then
-			miss="$miss $lvl"
-			continue
-		fi
-		if [ "$rate" -gt "$bestrate" ]; then
-			bestrate=$rate
-			best=$lvl
-		fi
-	done
-	if [ -n "$line" ] && [ -z "$miss" ] && [ -n "$used" ] && [ "$used" = "$best" ]; then
-		t_ok "chacha_impl=auto picked the fastest measured level ($used)"
-	else
-		t_fail "chacha_impl=auto picked the fastest measured level" \
-			"line: ${line:-none}" "missing:${miss:- none}; used ${used:-?}, fastest ${best:-?}"
-	fi
+	# leave the module as a fresh load has it, as selftests/run.sh had it
+	echo "$best" > "$KNOBS/chacha_level"
 }
 
 _chacha_unload() {

@@ -21,8 +21,16 @@ typedef short s16;
 typedef int s32;
 typedef long long s64;
 
+/* little-endian values (x86; see asm/byteorder.h) */
+typedef u16 __le16;
+typedef u32 __le32;
+typedef u64 __le64;
+
 #ifndef __aligned
 #define __aligned(x) __attribute__((aligned(x)))
+#endif
+#ifndef __uninitialized
+#define __uninitialized __attribute__((uninitialized))
 #endif
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
