@@ -101,7 +101,6 @@ if [ "$NATIVE" = 1 ]; then
 	say "native crypto bench on the host CPU (bench/native; log: $OUT/native.log)"
 	make -s -C bench/native bench OUT="$OUT/native-bin" >"$OUT/native.log" 2>&1 ||
 		say "WARNING: the native bench failed (see $OUT/native.log)"
-	grep '^native ' "$OUT/native.log" >"$OUT/native.txt" || :
 fi
 
 # ------------------------------------------------------------------------ VM run

@@ -10,7 +10,7 @@ The measure is guest instructions per payload byte (bench/insn/insn-plugin.c, bo
 vCPUs, the whole guest: both ends of the connection), "native-equivalent" as
 scripts/insn.py prices rep-string instructions; raw counts are kept next to them.
 Mbit/s and CPU-s/GB are TCG time, secondary. Native timings of the crypto code on the
-host (bench/native, RUN_DIR/native.txt) are added when present.
+host (bench/native, RUN_DIR/native.log) are added when present.
 """
 import csv
 import json
@@ -119,6 +119,27 @@ def build_cells(runs):
     return cells
 
 
+def native_goals(native):
+    """Issue #26: the ChaCha AEAD at most 1.0x OpenSSL's cycles per byte at 1420
+    bytes on its AVX2 and AVX-512 levels; issue #27: AES-128-GCM at least 0.9x
+    OpenSSL's throughput there, on each level."""
+    goals = []
+    at = {(r["aead"], r["impl"]): r["cycles_per_byte"] for r in native if r["bytes"] == 1420}
+    for (aead, impl), cpb in sorted(at.items()):
+        ossl = at.get((aead, "openssl"))
+        if impl == "openssl" or not ossl:
+            continue
+        if aead.startswith("chacha") and impl in ("avx2", "avx512"):
+            goals.append({"goal": "native %s %s / OpenSSL (c/B at 1420 B)" % (aead, impl),
+                          "family": "host", "value": cpb / ossl, "op": "<=", "target": 1.0,
+                          "status": "PASS" if cpb / ossl <= 1.0 else "MISS"})
+        if aead == "aes-128-gcm encrypt":
+            goals.append({"goal": "native %s %s throughput / OpenSSL's at 1420 B" % (aead, impl),
+                          "family": "host", "value": ossl / cpb, "op": ">=", "target": 0.9,
+                          "status": "PASS" if ossl / cpb >= 0.9 else "MISS"})
+    return goals
+
+
 def goals_of(cells, fams):
     goals = []
     for fam in fams:
@@ -143,16 +164,35 @@ def goals_of(cells, fams):
 
 
 def read_native(out):
-    """bench/native's lines "native AEAD IMPL BYTES CPB [INSN_PER_B]" (scripts/bench.sh
-    saves them in RUN_DIR/native.txt)."""
-    path = os.path.join(out, "native.txt")
+    """The tables bench/native's bench targets print (RUN_DIR/native.log): per AEAD,
+    direction and key, cycles per byte per implementation (the module's levels and
+    OpenSSL) per message length."""
+    path = os.path.join(out, "native.log")
     rows = []
     if not os.path.exists(path):
         return rows
+    cols, aead = None, None
     for line in open(path, errors="replace"):
         p = line.split()
-        if len(p) >= 5 and p[0] == "native":
-            rows.append({"aead": p[1], "impl": p[2], "bytes": int(p[3]), "cycles_per_byte": float(p[4])})
+        if not p:
+            continue
+        if p[0] == "bytes" and "openssl" in p:          # chacha's header
+            cols, aead = p[1:], "chacha20poly1305 encrypt"
+            continue
+        if len(p) > 3 and p[0].startswith("AES-") and p[2] == "bytes":   # gcm's header
+            cols, aead = p[3:], "%s %s" % (p[0].lower(), p[1])
+            continue
+        if cols and p[0].isdigit() and len(p) >= len(cols) + 1:
+            for impl, v in zip(cols, p[1:]):
+                if impl == "best/ossl":
+                    continue
+                try:
+                    rows.append({"aead": aead, "impl": impl, "bytes": int(p[0]),
+                                 "cycles_per_byte": float(v)})
+                except ValueError:
+                    pass            # "-": not on this CPU
+            continue
+        cols = None
     return rows
 
 
@@ -205,7 +245,7 @@ def table(cells, goals, fams, meta, native):
         L.append("")
         L.append("native crypto on the host CPU (bench/native), cycles per byte:")
         for r in native:
-            L.append("  %-22s %-10s %5d B  %6.2f c/B" % (r["aead"], r["impl"], r["bytes"],
+            L.append("  %-28s %-10s %5d B  %6.2f c/B" % (r["aead"], r["impl"], r["bytes"],
                                                        r["cycles_per_byte"]))
     L.append("")
     L.append("goals (each ratio from this one run):")
@@ -239,8 +279,8 @@ def analyze(out, resdir, meta):
     runs = load_runs(out)
     cells = build_cells(runs)
     fams = sorted({r["fam"] for r in runs})
-    goals = goals_of(cells, fams)
     native = read_native(out)
+    goals = goals_of(cells, fams) + native_goals(native)
     text = table(cells, goals, fams, meta, native)
     res = {"kernel": meta["kernel"], "analyzed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "vcpus": 2, "iperf3_seconds": int(meta["T"]), "repetitions": int(meta["reps"]),
@@ -291,8 +331,12 @@ def selftest():
         for r in rows:
             fo.write("\t".join(r) + "\n")
     open(os.path.join(d, "insn.txt"), "w").write("\n".join(snap) + "\n")
-    open(os.path.join(d, "native.txt"), "w").write(
-        "native chacha20poly1305 avx2 1420 2.00\nnative chacha20poly1305 openssl 1420 2.13\n")
+    open(os.path.join(d, "native.log"), "w").write(
+        " bytes  generic    ssse3     avx2   avx512  openssl  best/ossl\n"
+        "  1420     7.28     3.52     2.88        -     3.83       0.75\n"
+        "chacha native bench avx512: skipped: no AVX-512VL\n"
+        "AES-128-GCM encrypt  bytes      aesni  aesni-avx    openssl\n"
+        "                      1420      0.754      0.749      1.524\n")
     meta = {"kernel": "made-up", "T": 5, "reps": 1}
     _, res = analyze(d, d, meta)
     g = {x["goal"].replace(" (native insn/B)", ""): x for x in res["goals"]}
@@ -305,8 +349,13 @@ def selftest():
     for k, (v, st) in want.items():
         if abs(g[k]["value"] - v) > 1e-6 or g[k]["status"] != st:
             bad.append("%s: %r %s, want %r %s" % (k, g[k]["value"], g[k]["status"], v, st))
-    if len(res["native_crypto"]) != 2:
+    if len(res["native_crypto"]) != 7:
         bad.append("native rows: %r" % res["native_crypto"])
+    ng = {x["goal"]: x for x in res["goals"] if x["family"] == "host"}
+    for k, (v, st) in {"native chacha20poly1305 encrypt avx2 / OpenSSL (c/B at 1420 B)": (2.88 / 3.83, "PASS"),
+                       "native aes-128-gcm encrypt aesni throughput / OpenSSL's at 1420 B": (1.524 / 0.754, "PASS")}.items():
+        if k not in ng or abs(ng[k]["value"] - v) > 1e-6 or ng[k]["status"] != st:
+            bad.append("%s: %r" % (k, ng.get(k)))
     print("\n".join(bad) or "bench_analyze selftest: ok")
     return 1 if bad else 0
 
