@@ -55,6 +55,10 @@ ip -n b neigh replace $A6 lladdr "$MA" dev vb nud permanent
 # Receiver: GRO on (veth does GRO only when asked). Sender: GSO on, TSO per cell.
 ip netns exec b ethtool -K vb gro on >/dev/null 2>&1 || log "note: ethtool -K vb gro on failed"
 ip netns exec a ethtool -K va gso on >/dev/null 2>&1
+# Full-sized GSO packets whatever rate TCG gives: TCP sizes them by its pacing rate
+# (tcp_tso_autosize()), and emulation runs 10-100x slower than the servers this
+# measures for, so the instructions per byte would follow the host's load.
+for ns in a b; do ip netns exec $ns sysctl -qw net.ipv4.tcp_min_tso_segs=64; done
 ip netns exec b iperf3 -s -D --logfile "$RAW/iperf3-server.log" || { log "FATAL: iperf3 -s"; exit 1; }
 for _ in $(seq 50); do
 	ip netns exec b sh -c 'grep -qi ":145[12] " /proc/net/tcp /proc/net/tcp6 2>/dev/null' && break

@@ -13,8 +13,10 @@
 #
 # Env (from the host): MOD (module path), MARK (insn-mark path), PROFILE_T (5),
 #   PROFILE_FAMS ("4"), PROFILE_CELLS ("clear null gcm128 chacha"),
-#   PROFILE_MODES ("module").
-# Output: /out/runs.tsv (mode fam cell tag0 tag1 bytes retrans tx_segments),
+#   PROFILE_MODES ("module"), PROFILE_AB (module switches, e.g. "tx_recycle=0": every
+#   ESP cell of the module runs once more with each set, for a before/after in one
+#   boot).
+# Output: /out/runs.tsv (mode fam cell tag0 tag1 bytes retrans tx_segments variant),
 #   /out/kallsyms.<mode>, progress on stdout.
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -29,6 +31,8 @@ log() { echo "[$(date +%H:%M:%S)] $*"; }
 load_simd_crypto
 modprobe -a esp4 esp6 xfrm_user veth || exit 1
 ns_setup tso-off || { log "FATAL: ns_setup"; exit 1; }
+# full-sized GSO packets whatever rate TCG gives (see guest-bench.sh)
+for ns in a b; do nsx $ns sysctl -qw net.ipv4.tcp_min_tso_segs=64; done
 
 set_mode() {
 	unload_module >/dev/null 2>&1
@@ -40,14 +44,19 @@ set_mode() {
 	esac
 }
 
-printf 'mode\tfam\tcell\ttag0\ttag1\tbytes\tretrans\ttx_segments\n' > /out/runs.tsv
+printf 'mode\tfam\tcell\ttag0\ttag1\tbytes\tretrans\ttx_segments\tvariant\n' > /out/runs.tsv
 i=0
 for mode in ${PROFILE_MODES:-module}; do
 	set_mode "$mode" || { log "FATAL: mode $mode"; exit 1; }
+	variants=-
+	[ "$mode" = module ] && variants="- ${PROFILE_AB:-}"
+	for variant in $variants; do
+	[ "$variant" = - ] || echo "${variant#*=}" > "$KNOBS/${variant%%=*}" ||
+		{ log "FATAL: no switch ${variant%%=*}"; exit 1; }
 	for fam in $FAMS; do
 		dst=$IP4_B; [ "$fam" = 6 ] && dst=$IP6_B
 		for cell in ${PROFILE_CELLS:-clear null gcm128 chacha}; do
-			[ "$cell" = clear ] && [ "$mode" != "${PROFILE_MODES%% *}" ] && continue
+			[ "$cell" = clear ] && { [ "$mode" != "${PROFILE_MODES%% *}" ] || [ "$variant" != - ]; } && continue
 			[ "$cell" != clear ] && xfrm_setup "$cell" transport "$fam"
 			i=$((i + 1))
 			t0=$((0x8000 | (2 * i - 1))) t1=$((0x8000 | (2 * i)))
@@ -63,11 +72,13 @@ for mode in ${PROFILE_MODES:-module}; do
 			seg1=$(counter a tx_segments 2>/dev/null || echo 0)
 			bytes=$(jq -r '.end.sum_received.bytes' "$T_TMP/p.json")
 			retr=$(jq -r '.end.sum_sent.retransmits' "$T_TMP/p.json")
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$fam" "$cell" $t0 $t1 \
-				"$bytes" "$retr" $((seg1 - seg0)) >> /out/runs.tsv
-			log "$mode v$fam $cell: $bytes bytes, retr $retr"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$fam" "$cell" $t0 $t1 \
+				"$bytes" "$retr" $((seg1 - seg0)) "$variant" >> /out/runs.tsv
+			log "$mode${variant#-} v$fam $cell: $bytes bytes, retr $retr"
 			[ "$cell" != clear ] && xfrm_flush
 		done
+	done
+	[ "$variant" = - ] || echo 1 > "$KNOBS/${variant%%=*}"
 	done
 	cat /proc/kallsyms > /out/kallsyms.$mode
 done

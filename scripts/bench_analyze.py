@@ -44,6 +44,22 @@ def med(v):
     return statistics.median(v) if v else None
 
 
+def counter_delta(out, json_name, key):
+    """A counter's growth over a run, from guest-bench.sh's snapshots, or None."""
+    base = os.path.join(out, "raw", json_name[:-len(".json")])
+    vals = []
+    for suffix in (".counters0", ".counters1"):
+        try:
+            with open(base + suffix) as f:
+                v = [int(l.split()[2]) for l in f if l.split()[:2] == key.split()]
+        except (OSError, ValueError, IndexError):
+            return None
+        if not v:
+            return None
+        vals.append(v[0])
+    return vals[1] - vals[0]
+
+
 def load_runs(out):
     snaps = None
     ipath = os.path.join(out, "insn.txt")
@@ -68,6 +84,10 @@ def load_runs(out):
                     esp = int(r["esp_bytes"] or 0)
                     r["esp_ok"] = None if r["cell"].startswith("clear") else esp >= 0.9 * r["bytes"]
                     r["insn_native"] = r["insn_raw"] = None
+                    # segments per GSO packet: what the per-packet costs spread over
+                    gso = counter_delta(out, r["json"], "a tx_gso_skbs")
+                    seg = counter_delta(out, r["json"], "a tx_segments")
+                    r["segs_per_gso"] = seg / gso if gso and seg else None
                     t0, t1 = r.get("insn_t0", "-"), r.get("insn_t1", "-")
                     if snaps is not None and t0 not in ("-", None, ""):
                         iv = insn.interval(snaps, int(t0), int(t1))
@@ -91,7 +111,7 @@ def build_cells(runs):
         if r["status"] == "ok":
             run = {x: r.get(x) for x in ("mbps", "bytes", "retrans", "cpu_s", "cpu_s_per_gb",
                                          "esp_ok", "insn_native", "insn_raw", "insn_kernel",
-                                         "rep_bytes_per_B")}
+                                         "rep_bytes_per_B", "segs_per_gso")}
             for x in ("rep", "esp_bytes", "tx_segments", "rx_gro_packets", "fallback_drop"):
                 run[x] = int(r[x] or 0)
             c["runs"].append(run)
@@ -102,7 +122,7 @@ def build_cells(runs):
     for c in cells.values():
         rs = c["runs"]
         c["n"] = len(rs)
-        for key in ("mbps", "cpu_s_per_gb", "insn_native", "insn_raw", "retrans"):
+        for key in ("mbps", "cpu_s_per_gb", "insn_native", "insn_raw", "retrans", "segs_per_gso"):
             vals = [x[key] for x in rs if x[key] is not None]
             c[key + "_median"] = med(vals)
             c[key + "_min"] = min(vals) if vals else None
@@ -206,9 +226,9 @@ def table(cells, goals, fams, meta, native):
          "%s rep(s), medians" % (kv, T, reps),
          "insn/B: guest instructions per payload byte, both ends, native-equivalent "
          "(rep strings at 1 + bytes/%d); raw in ()" % insn.REP_BYTES_PER_INSN,
-         "%-5s %-30s %-15s %8s %8s %7s %9s %6s %8s  %s" % (
+         "%-5s %-30s %-15s %8s %8s %7s %9s %6s %8s %7s  %s" % (
              "fam", "cell", "kernel", "insn/B", "(raw)", "spread", "Mbit/s", "CPU/GB",
-             "retrans", "check")]
+             "retrans", "seg/GSO", "check")]
     for fam in fams:
         for cell, clab in CELLS:
             for mode, mlab in MODES:
@@ -232,15 +252,16 @@ def table(cells, goals, fams, meta, native):
                     chk.append("%d failed: %s" % (len(c["failed"]), c["failed"][0][:60]))
                 rt = ("-" if c["retrans_median"] is None else
                       "%d/%d" % (c["retrans_median"], c["retrans_total"]))
-                L.append("v%-4d %-30s %-15s %8s %8s %7s %9s %6s %8s  %s" % (
+                L.append("v%-4d %-30s %-15s %8s %8s %7s %9s %6s %8s %7s  %s" % (
                     fam, clab, mlab, f(c["insn_native_median"], "%.2f"),
                     f(c["insn_raw_median"], "(%.2f)"),
                     f(c["insn_native_spread"] and 100 * c["insn_native_spread"], "%.1f%%"),
                     f(c["mbps_median"], "%.1f"), f(c["cpu_s_per_gb_median"], "%.0f"), rt,
-                    ", ".join(chk)))
+                    f(c["segs_per_gso_median"], "%.1f"), ", ".join(chk)))
         L.append("")
     L.append("spread = (max - min) / median of insn/B over the reps; retrans = median/total; "
-             "CPU/GB = guest CPU-seconds per GB received (TCG time)")
+             "CPU/GB = guest CPU-seconds per GB received (TCG time); seg/GSO = the module's "
+             "segments per GSO packet")
     if native:
         L.append("")
         L.append("native crypto on the host CPU (bench/native), cycles per byte:")

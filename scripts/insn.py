@@ -208,6 +208,8 @@ def report(d, top=30, segment=1448):
     out, fns = [], {}
     for r in rows:
         mode = r["mode"]
+        var = r.get("variant", "-")
+        label = mode if var in ("-", None, "") else "%s %s" % (mode, var)
         if mode not in ks:
             ks[mode] = read_kallsyms(os.path.join(d, "kallsyms." + mode))
         n = int(r["bytes"])
@@ -215,13 +217,13 @@ def report(d, top=30, segment=1448):
             continue
         t0, t1 = int(r["tag0"]), int(r["tag1"])
         fn = functions(path, ks[mode], t0, t1)
-        fns[(mode, r["fam"], r["cell"])] = (fn, n)
+        fns[(label, r["fam"], r["cell"])] = (fn, n)
         snaps, _ = read_snaps(path)
         iv = interval(snaps, t0, t1)
         total_k = sum(fn.values())
         out.append("== %s v%s %s: %.0f MB, retransmits %s; %.3f native-equivalent insn/B "
                    "(%.3f raw; kernel %.3f), %.0f per %d B"
-                   % (mode, r["fam"], r["cell"], n / 1e6, r["retrans"], iv["native"] / n,
+                   % (label, r["fam"], r["cell"], n / 1e6, r["retrans"], iv["native"] / n,
                       iv["raw"] / n, total_k / n, iv["native"] / n * segment, segment))
         out.append("%8s %9s %7s  %s" % ("insn/B", "per %dB" % segment, "share", "function"))
         for name, v in sorted(fn.items(), key=lambda x: -x[1])[:top]:

@@ -14,7 +14,8 @@
 #
 # Env: KV (default newest 6.1.x; KV=6.12)   PROFILE_T (5 s)   PROFILE_FAMS ("4")
 #      PROFILE_CELLS ("clear null gcm128 chacha")   PROFILE_MODES ("module"; e.g.
-#      "module offload")   PROFILE_TOP (30)   VMRUN (scripts/vmrun)
+#      "module offload")   PROFILE_AB (module switches, e.g. "tx_recycle=0 rx_decap=0":
+#      the module's ESP cells again with each set)   PROFILE_TOP (30)   VMRUN (scripts/vmrun)
 # scripts/profile.sh --analyze bench/out/profile-<run>   the report again (no VM)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,10 +34,10 @@ else
 	MOD=$MODULE MARK=$OUT/insn-bin/insn-mark
 	export MOD MARK PROFILE_T=${PROFILE_T:-5} PROFILE_FAMS=${PROFILE_FAMS:-4} \
 		PROFILE_CELLS=${PROFILE_CELLS:-clear null gcm128 chacha} \
-		PROFILE_MODES=${PROFILE_MODES:-module}
+		PROFILE_MODES=${PROFILE_MODES:-module} PROFILE_AB=${PROFILE_AB:-}
 	say "kernel $KV, cells '$PROFILE_CELLS', modes '$PROFILE_MODES', ${PROFILE_T} s each; raw data in $OUT"
 	KV=$KV TIMEOUT=${PROFILE_TIMEOUT:-1800} \
-		VM_ENV="MOD MARK PROFILE_T PROFILE_FAMS PROFILE_CELLS PROFILE_MODES" \
+		VM_ENV="MOD MARK PROFILE_T PROFILE_FAMS PROFILE_CELLS PROFILE_MODES PROFILE_AB" \
 		QEMU_EXTRA="${QEMU_EXTRA:-} -plugin $OUT/insn-bin/insn-plugin.so,out=$OUT/insn.txt,profile=on" \
 		"$VMRUN" "$ROOT/bench/guest-profile.sh" "$OUT" >"$OUT/vmrun.log" 2>&1
 	rc=$?
