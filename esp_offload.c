@@ -24,6 +24,7 @@
  */
 
 #include <linux/module.h>
+#include <crypto/aead.h>
 #include <net/protocol.h>
 #include <net/xfrm.h>
 
@@ -157,6 +158,26 @@ static void eso_unregister(void)
 	inet_del_offload(&eso_offload4, IPPROTO_ESP);
 }
 
+/*
+ * Wait until the crypto manager has run its self-test of @driver.
+ * Kernels that test asynchronously return from crypto_register_aead()
+ * before the test ends; a lookup waits for it. So insmod returns with
+ * our AEADs tested (an SA created right after it gets them, not the
+ * stock driver) and fails if the kernel's known answers do.
+ */
+static int eso_aead_tested(const char *driver)
+{
+	struct crypto_aead *tfm = crypto_alloc_aead(driver, 0, 0);
+
+	if (IS_ERR(tfm)) {
+		pr_err(ESO_NAME ": %s failed the crypto self-test (%ld)\n",
+		       driver, PTR_ERR(tfm));
+		return PTR_ERR(tfm);
+	}
+	crypto_free_aead(tfm);
+	return 0;
+}
+
 static int __init eso_init(void)
 {
 	int err;
@@ -206,9 +227,17 @@ static int __init eso_init(void)
 	if (err)
 		goto out_csum;
 
+	err = eso_aead_tested(ESP_CHACHA_DRIVER);
+	if (err)
+		goto out_chacha;
+
 	err = esp_gcm_init();
 	if (err)
 		goto out_chacha;
+
+	err = esp_gcm_registered() ? eso_aead_tested(ESP_GCM_DRIVER) : 0;
+	if (err)
+		goto out_gcm;
 
 	err = eso_register();
 	if (err) {

@@ -538,6 +538,11 @@ int esp_gcm_init(void)
 	return 0;
 }
 
+bool esp_gcm_registered(void)
+{
+	return eg_cur;
+}
+
 void esp_gcm_exit(void)
 {
 	if (eg_cur)

@@ -20,6 +20,9 @@ struct aead_request;
 int esp_gcm_init(void);
 void esp_gcm_exit(void);
 
+/* True if esp_gcm_init() registered the AEAD (the CPU has what it needs). */
+bool esp_gcm_registered(void);
+
 /* True if @tfm is an instance of this module's AEAD. */
 bool esp_gcm_is_ours(struct crypto_aead *tfm);
 
