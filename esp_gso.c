@@ -218,6 +218,8 @@ static struct sk_buff *eso_finish_segments(struct xfrm_state *x,
 	} else if (nocrypt) {
 		segs = eso_null_segments(x, segs, esp_off, ipv6);
 	}
+	if (!IS_ERR(segs))
+		eso_tx_order_account(skb->len);
 	eso_tx_order_end(x, how);
 	if (n >= 0)
 		eso_count(xs_net(x), ESO_TX_GSO_SKBS);

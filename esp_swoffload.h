@@ -152,6 +152,7 @@ int eso_tx_order_init(void);
 void eso_tx_order_exit(void);
 enum eso_tx_order eso_tx_order_begin(const struct xfrm_state *x);
 void eso_tx_order_end(const struct xfrm_state *x, enum eso_tx_order how);
+void eso_tx_order_account(unsigned int bytes);
 int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 			 struct sk_buff *skb, unsigned int reserved,
 			 unsigned int n);

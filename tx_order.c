@@ -58,11 +58,14 @@
  * other's stripes would wait for ever); on failure it goes on without.
  */
 
+#include <linux/debugfs.h>
 #include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <net/net_namespace.h>
 #include <net/sch_generic.h>
@@ -100,6 +103,112 @@ static u32 tx_backlog_fault;
 static struct eso_tx_stripe eso_tx_stripes[1 << ESO_TX_ORDER_BITS];
 static DEFINE_PER_CPU(unsigned int, eso_tx_sections);	/* held by this CPU */
 
+/*
+ * What a section costs the CPUs that wait for it (debugfs tx_section;
+ * writing to it starts over). A CPU holds a section for one packet: one
+ * GSO packet's numbering and encryption at most, or, on veth and
+ * loopback, its whole transmit. The bytes say what that is on any CPU
+ * (bytes times the AEAD's cycles per byte), the nanoseconds what it was
+ * on this one. Waits are timed only when the lock was taken already.
+ */
+struct eso_tx_hold {
+	u64 since;		/* local_clock() when this CPU entered */
+	u32 bytes;		/* ESP packet bytes finished inside it so far */
+};
+
+static DEFINE_PER_CPU(struct eso_tx_hold, eso_tx_hold);
+
+static struct {
+	atomic64_t sections;	/* entered (not nested) */
+	atomic64_t contended;	/* of those, found the lock taken */
+	u64 max_wait_ns;
+	u64 max_hold_ns;
+	u64 max_hold_bytes;
+} eso_txs;
+
+static void eso_stat_max(u64 *max, u64 v)
+{
+	u64 old = READ_ONCE(*max);
+
+	while (v > old) {
+		u64 seen = cmpxchg64(max, old, v);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+static void eso_tx_order_wait(spinlock_t *lock)
+	__acquires(lock)
+{
+	u64 t0 = local_clock();
+
+	spin_lock(lock);
+	atomic64_inc(&eso_txs.contended);
+	eso_stat_max(&eso_txs.max_wait_ns, local_clock() - t0);
+}
+
+/* @bytes of ESP packets finished in this CPU's section, if it is in one */
+void eso_tx_order_account(unsigned int bytes)
+{
+	if (__this_cpu_read(eso_tx_sections))
+		__this_cpu_add(eso_tx_hold.bytes, bytes);
+}
+
+static void eso_tx_hold_begin(void)
+{
+	struct eso_tx_hold *h = this_cpu_ptr(&eso_tx_hold);
+
+	atomic64_inc(&eso_txs.sections);
+	h->since = local_clock();
+	h->bytes = 0;
+}
+
+static void eso_tx_hold_end(void)
+{
+	struct eso_tx_hold *h = this_cpu_ptr(&eso_tx_hold);
+
+	eso_stat_max(&eso_txs.max_hold_ns, local_clock() - h->since);
+	eso_stat_max(&eso_txs.max_hold_bytes, h->bytes);
+}
+
+static int eso_tx_section_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "sections %lld\ncontended %lld\nmax_wait_ns %llu\n",
+		   (s64)atomic64_read(&eso_txs.sections),
+		   (s64)atomic64_read(&eso_txs.contended),
+		   READ_ONCE(eso_txs.max_wait_ns));
+	seq_printf(m, "max_hold_ns %llu\nmax_hold_bytes %llu\n",
+		   READ_ONCE(eso_txs.max_hold_ns),
+		   READ_ONCE(eso_txs.max_hold_bytes));
+	return 0;
+}
+
+static int eso_tx_section_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, eso_tx_section_show, NULL);
+}
+
+static ssize_t eso_tx_section_reset(struct file *file, const char __user *buf,
+				    size_t len, loff_t *ppos)
+{
+	atomic64_set(&eso_txs.sections, 0);
+	atomic64_set(&eso_txs.contended, 0);
+	WRITE_ONCE(eso_txs.max_wait_ns, 0);
+	WRITE_ONCE(eso_txs.max_hold_ns, 0);
+	WRITE_ONCE(eso_txs.max_hold_bytes, 0);
+	return len;
+}
+
+static const struct file_operations eso_tx_section_fops = {
+	.open		= eso_tx_section_open,
+	.read		= seq_read,
+	.write		= eso_tx_section_reset,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 static struct eso_tx_stripe *eso_tx_stripe(const struct xfrm_state *x)
 {
 	u32 mask = (1U << READ_ONCE(tx_order_bits)) - 1;
@@ -121,12 +230,16 @@ enum eso_tx_order eso_tx_order_begin(const struct xfrm_state *x)
 		return ESO_TXO_NONE;
 	if (READ_ONCE(s->owner) == smp_processor_id())
 		return ESO_TXO_NESTED;
-	if (!__this_cpu_read(eso_tx_sections))
-		spin_lock(&s->lock);
-	else if (!spin_trylock(&s->lock))
-		return ESO_TXO_NONE;
+	if (__this_cpu_read(eso_tx_sections)) {
+		if (!spin_trylock(&s->lock))
+			return ESO_TXO_NONE;
+	} else if (!spin_trylock(&s->lock)) {
+		eso_tx_order_wait(&s->lock);
+	}
 	__release(&s->lock);
 	WRITE_ONCE(s->owner, smp_processor_id());
+	if (!__this_cpu_read(eso_tx_sections))
+		eso_tx_hold_begin();
 	__this_cpu_inc(eso_tx_sections);
 	return ESO_TXO_LOCKED;
 }
@@ -136,7 +249,8 @@ void eso_tx_order_end(const struct xfrm_state *x, enum eso_tx_order how)
 	struct eso_tx_stripe *s = eso_tx_stripe(x);
 
 	if (how == ESO_TXO_LOCKED) {
-		__this_cpu_dec(eso_tx_sections);
+		if (__this_cpu_dec_return(eso_tx_sections) == 0)
+			eso_tx_hold_end();
 		WRITE_ONCE(s->owner, -1);
 		__acquire(&s->lock);
 		spin_unlock(&s->lock);
@@ -286,6 +400,8 @@ int eso_tx_order_init(void)
 	eso_debugfs_u32_hook("tx_order_bits", &tx_order_bits,
 			     eso_tx_order_bits_set);
 	eso_debugfs_u32("tx_backlog_fault", &tx_backlog_fault);
+	debugfs_create_file("tx_section", 0600, eso_debugfs_dir(), NULL,
+			    &eso_tx_section_fops);
 	for (i = 0; i < ARRAY_SIZE(eso_tx_stripes); i++) {
 		spin_lock_init(&eso_tx_stripes[i].lock);
 		eso_tx_stripes[i].owner = -1;

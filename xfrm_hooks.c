@@ -359,6 +359,7 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 		enum eso_tx_order how = eso_tx_order_begin(x);
 
 		err = eso_xmit_single(x, skb, ipv6, &esp);
+		eso_tx_order_account(skb->len);
 		eso_tx_order_end(x, how);
 	}
 	if (err && err != -EINPROGRESS)

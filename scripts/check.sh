@@ -122,9 +122,10 @@ for k in "${KVERS[@]}"; do
 	# a host without IPv6: the module must load and carry IPv4 (15-ipv4only.sh)
 	vm_selftests "$k ipv4-only" "$LOG/vm-$k-ipv4only" 600 \
 		SELFTESTS="10 15" VM_ENV="SELFTESTS" VM_APPEND="ipv6.disable=1"
-	# CPU hotplug with more than one CPU to hand an offline CPU's SAs to
+	# CPU hotplug with more than one CPU to hand an offline CPU's SAs to;
+	# four senders into one SA's TX order section
 	vm_selftests "$k 4 CPUs" "$LOG/vm-$k-smp4" 600 \
-		SELFTESTS="24" VM_ENV="SELFTESTS" SMP=4
+		SELFTESTS="24 29" VM_ENV="SELFTESTS" SMP=4
 done
 
 # ---- make bench: the analysis (medians, ceiling, goal ratios) of a made-up run
