@@ -264,8 +264,10 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	 * never written to. The copy goes into recycled pages
 	 * (tx_pages.c), or, without them, into the linear skb that
 	 * skb_segment() makes. Encrypting out of place from TCP's pages
-	 * instead, as esp_output_tail() can, measured no cheaper than the
-	 * copy (README, "Where the time goes"). esp-null segments carried
+	 * instead, as esp_output_tail() can, would not save the pass: seqiv,
+	 * in front of every ESP AEAD, copies a source to a distinct
+	 * destination before it encrypts (seqiv_aead_encrypt()), and the
+	 * checksum would need a pass of its own. esp-null segments carried
 	 * without a crypto call are never written to at all: they keep
 	 * TCP's pages, and the checksum is the one pass.
 	 */

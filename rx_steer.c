@@ -972,14 +972,14 @@ static void eso_rxq_hand_over(struct eso_rxq *rq, struct eso_rxq *heir)
  * (dev_cpu_dead(), CPUHP_NET_DEV_DEAD, a lower state, so later on the way
  * down) has moved the dead CPU's NAPIs elsewhere, among them the gro_cells
  * holding the inner packets xfrm decapsulated there last: delivering the
- * queue from the callback put newer inner packets ahead of those (TCP saw
- * them out of order). The work waits for the whole offline operation to
- * end (cpus_read_lock()), and by then a softirq has run them. Until it
+ * queue from the callback would let newer inner packets overtake those.
+ * The work waits for the whole offline operation to end
+ * (cpus_read_lock()), and by then a softirq has run them. Until it
  * runs, the slots keep the CPU as their home and their packets wait in its
  * queue (its NAPI, moved with the others, delivers nothing elsewhere; see
  * eso_rxq_poll()): sending them to another CPU as soon as this one left
- * cpu_online_mask had them overtake the ones queued here, and xfrm drop
- * those behind the replay window (XfrmInStateSeqError).
+ * cpu_online_mask would have them overtake the ones queued here, and xfrm
+ * drop those behind the replay window (XfrmInStateSeqError).
  */
 static void eso_rxq_leave(struct work_struct *work)
 {

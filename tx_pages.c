@@ -7,13 +7,13 @@
  * pages of the TCP write queue stay untouched for retransmission. Left to
  * skb_segment(), that copy goes into a linear skb head of about 2 KB,
  * freshly allocated for every segment, which Debian's kernels zero first
- * (CONFIG_INIT_ON_ALLOC_DEFAULT_ON); under TCG that zeroing costs more
- * than the copy (README, "Where the time goes, by function"). Here the
- * segmentation only references TCP's pages (NETIF_F_SG) and leaves the
- * inner checksum to us (NETIF_F_HW_CSUM); the copy and the checksum are
- * then one pass into a page fragment that came back from an earlier
- * segment: page_pool recycles a page when the last skb that holds it is
- * freed, on any CPU, and does not zero it again.
+ * (CONFIG_INIT_ON_ALLOC_DEFAULT_ON): an allocation and a pass over its
+ * memory per segment, on top of the copy. Here the segmentation only
+ * references TCP's pages (NETIF_F_SG) and leaves the inner checksum to
+ * us (NETIF_F_HW_CSUM); the copy and the checksum are then one pass into
+ * a page fragment that came back from an earlier segment: page_pool
+ * recycles a page when the last skb that holds it is freed, on any CPU,
+ * and does not zero it again.
  *
  * Behind the payload the fragment keeps ESO_TX_TAILROOM bytes, where
  * eso_tx_pages_trailer() puts the ESP trailer and the ICV, so that the
@@ -141,8 +141,9 @@ static bool eso_tx_pages_copy(struct sk_buff *skb)
 /*
  * Give every segment in @segs (segmented with NETIF_F_SG | NETIF_F_HW_CSUM)
  * its payload in a page of ours, or, where that cannot be, make it what
- * the segmentation used to make: linear, with its checksum filled in. So
- * a segment of an SA that reaches eso_xmit() nonlinear is one of ours.
+ * skb_segment() makes without NETIF_F_SG: linear, with its checksum
+ * filled in. So a segment of an SA that reaches eso_xmit() nonlinear is
+ * one of ours.
  */
 int eso_tx_pages_own(struct xfrm_state *x, struct sk_buff *segs)
 {

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # 16-linger: SAs that outlive their deletion in skbs parked on a CPU's deferred-free
-# list (see flush_defer_lists in lib.sh and README, "Using it on a host"). Each round
+# list (see flush_defer_lists in lib.sh and docs/design.md, "Loading and unloading"). Each round
 # sends 2 MiB over an AES-GCM and a ChaCha20-Poly1305 SA, flushes the SAs and deletes
 # the namespaces, and watches esp4's use count, which every live ESP SA adds to. A
 # round whose count stays up for 8 s left an SA behind; flush_defer_lists must then

@@ -96,8 +96,8 @@ hotplug_case() { # NAME ALGO REHOME_EVERY
 	t_diag "$name: $(( IPERF_BPS / 1000000 )) Mbit/s, rx_cpu_offline $(counter a rx_cpu_offline) + $(counter b rx_cpu_offline), rx_rehomed $(counter b rx_rehomed), rx_rehome_forced $forced, TcpExtTCPOFOQueue +$((ofo1 - ofo0)), retransmits $IPERF_RETR"
 	t_expect "$name: zero xfrm errors" "$errs" -eq 0
 	if [ "$forced" -gt 0 ] && [ $((ofo1 - ofo0)) -gt 0 ]; then
-		# a forced move may let an inner packet overtake (README, "Why RX
-		# goes through one CPU per SA"); the xfrm and drop checks still hold
+		# a forced move may let an inner packet overtake (docs/design.md,
+		# "Moving a home"); the xfrm and drop checks still hold
 		t_diag "$name: $((ofo1 - ofo0)) segments out of order after $forced forced moves: not counted"
 	elif [ "$dq" -gt 0 ] && [ $((ofo1 - ofo0)) -gt 0 ]; then
 		# veth lost packets on the link (see the top): the segments after

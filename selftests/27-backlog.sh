@@ -12,7 +12,7 @@
 # it on, veth hands each packet to the sending CPU's backlog instead of the peer's NAPI
 # ring, so when loss recovery sends from two CPUs at once the receiver may see the SA's
 # packets reordered beyond its window (XfrmInStateSeqError 18 and 21 in 2 of 10 cases:
-# the test five times in one 6.1 VM; README, Limitations).
+# the test five times in one 6.1 VM; docs/design.md, "Limitations, in detail").
 FAULTS=5
 P=$KNOBS/tx_backlog_fault
 

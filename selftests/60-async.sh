@@ -35,8 +35,8 @@ async_drops() {
 async_case() {
 	local tmpl=$1 fam=$2 algo=${3:-gcm128} drv inst a0 a1 o0 o1 name
 	ns_setup tso-off || { t_fail "$tmpl v$fam: setup"; return; }
-	# An async AEAD needs a queue on the egress device: see README,
-	# "Async crypto and devices without a queue".
+	# An async AEAD needs a queue on the egress device: see docs/design.md,
+	# "Async crypto on TX, and devices without a queue".
 	tc -n a qdisc replace dev va root pfifo
 	tc -n b qdisc replace dev vb root pfifo
 	xfrm_setup "$algo" transport "$fam" || { t_fail "$tmpl v$fam: xfrm"; return; }

@@ -22,7 +22,7 @@ soak_round() {
 	local rt0 rt1 xe0 xe1 tr0 tr1 tx0 tx1 rx0 rx1 want=0
 	name="round $r $algo $mode v$fam $what"
 	ns_setup tso-off || { t_fail "$name: setup"; return; }
-	# async needs a queue on the egress devices (README, "Async crypto")
+	# async needs a queue on the egress devices (docs/design.md, "Async crypto on TX")
 	tc -n a qdisc replace dev va root pfifo
 	tc -n b qdisc replace dev vb root pfifo
 	xfrm_setup "$algo" "$mode" "$fam" || { t_fail "$name: xfrm setup"; return; }
