@@ -443,10 +443,11 @@ static void eso_rx_watchdog_fn(struct timer_list *t)
  * move, its inner packet went to xfrm's gro_cells, which this module
  * cannot see: the old home must then run no NAPI at all, so that its
  * gro_cells have gone up to TCP. Both can only be seen from an interrupt
- * on the old home (an hrtimer, pinned there), never from its own softirq. One move at a time; a slot
- * stays put for ESO_REHOME_HOLD after moving. Should the old home stay
- * busy for ESO_REHOME_MAX, the check stops waiting for bottom halves to
- * be on (eso_rehome_drained()), and after twice that it asks only for the
+ * on the old home (an hrtimer, pinned there), never from its own
+ * softirq. One move at a time; a slot stays put for ESO_REHOME_HOLD after
+ * moving. Should the old home of a slot that went through xfrm stay busy
+ * for ESO_REHOME_MAX, the check stops waiting for bottom halves to be on
+ * (eso_rehome_drained()), and after twice that it asks only for the
  * first condition; both count rx_rehome_forced: the new home cannot hold
  * every other slot's packets behind this one for long. The first is never
  * waived, however long the old home is kept from its softirqs (a real-time
