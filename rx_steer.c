@@ -59,6 +59,7 @@ struct eso_rxq {
 	unsigned long throttled;	/* bit 0: waits for async completions */
 	unsigned long enqueued;		/* packets ever queued, under q.lock */
 	unsigned long dequeued;		/* ...ever taken out, by the home CPU */
+	unsigned long done;		/* dequeued, when a poll last completed */
 	struct work_struct leave;	/* the CPU went offline: eso_rxq_leave() */
 	struct work_struct settle;	/* eso_rx_settle() on this CPU */
 	unsigned int cpu;
@@ -68,6 +69,7 @@ struct eso_rxq {
 
 static DEFINE_PER_CPU_ALIGNED(struct eso_rxq, eso_rxqs);
 static bool eso_rx_blocked(struct sk_buff *skb);
+static void eso_home_via_xfrm(__be32 spi);
 static struct net_device *eso_napi_dev;
 static unsigned int *eso_home_cpus;
 static unsigned int eso_nr_home_cpus;
@@ -145,6 +147,7 @@ static void eso_rx_deliver(struct sk_buff *skb)
 	struct net_device *dev = skb->dev;
 	struct sk_buff *prev = this_cpu_read(eso_rx_cur);
 	bool track;
+	__be32 spi;
 
 	/*
 	 * xfrm_input() drops a packet of an SA that is no longer valid
@@ -160,7 +163,9 @@ static void eso_rx_deliver(struct sk_buff *skb)
 	 */
 	rcu_read_lock();
 	/* skb->data is the ESP header, as the GRO callback left it */
-	xfrm_input(skb, IPPROTO_ESP, ((struct ip_esp_hdr *)skb->data)->spi, 0);
+	spi = ((struct ip_esp_hdr *)skb->data)->spi;
+	eso_home_via_xfrm(spi);
+	xfrm_input(skb, IPPROTO_ESP, spi, 0);
 	if (track) {
 		/*
 		 * Not finished: in flight, unless the SA died meanwhile. Then
@@ -302,9 +307,15 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 		spin_unlock(&rq->q.lock);
 	}
 	/* a wake meanwhile (NAPIF_STATE_MISSED) has it polled again anyway */
-	if (napi_complete_done(napi, work) && !throttled && !blocked &&
-	    !skb_queue_empty_lockless(&rq->q))
-		napi_schedule(napi);	/* budget spent: poll again */
+	if (napi_complete_done(napi, work)) {
+		/*
+		 * GRO flushed: what rx_decap.c gave this NAPI has gone up the
+		 * stack (or to RPS's backlog, in order). A move waits for it.
+		 */
+		WRITE_ONCE(rq->done, rq->dequeued);
+		if (!throttled && !blocked && !skb_queue_empty_lockless(&rq->q))
+			napi_schedule(napi);	/* budget spent: poll again */
+	}
 	return work;
 }
 
@@ -424,12 +435,19 @@ static void eso_rx_watchdog_fn(struct timer_list *t)
  * slot blocked, and the new home queues the slot's packets but hands none
  * to xfrm until the old home has drained: it has taken every packet queued
  * before the switch out of its queue, none is in asynchronous decryption,
- * and it runs no NAPI, so its gro_cells have gone up to TCP. That last
- * one can only be seen from an interrupt on the old home (an hrtimer,
- * pinned there), never from its own softirq. One move at a time; a slot
- * stays put for ESO_REHOME_HOLD after moving. Should the old home stay
- * busy for ESO_REHOME_MAX, the check stops waiting for bottom halves to
- * be on (eso_rehome_drained()), and after twice that it asks only for the
+ * and what it decrypted has gone up to TCP. Where rx_decap.c finished
+ * every packet of the slot on the old home's NAPI, that is when the poll
+ * that took the last of them completes (its GRO is flushed then): the
+ * wait lasts as long as the slot's packets do, however busy the CPU.
+ * Where a packet of the slot went through xfrm_input() since its last
+ * move, its inner packet went to xfrm's gro_cells, which this module
+ * cannot see: the old home must then run no NAPI at all, so that its
+ * gro_cells have gone up to TCP. Both can only be seen from an interrupt
+ * on the old home (an hrtimer, pinned there), never from its own
+ * softirq. One move at a time; a slot stays put for ESO_REHOME_HOLD after
+ * moving. Should the old home of a slot that went through xfrm stay busy
+ * for ESO_REHOME_MAX, the check stops waiting for bottom halves to be on
+ * (eso_rehome_drained()), and after twice that it asks only for the
  * first condition; both count rx_rehome_forced: the new home cannot hold
  * every other slot's packets behind this one for long. The first is never
  * waived, however long the old home is kept from its softirqs (a real-time
@@ -450,6 +468,7 @@ struct eso_home {
 	unsigned int cpu;	/* moves under the old home's q.lock */
 	unsigned int hashed;	/* where the hash put it; CPU 0 before init */
 	bool blocked;		/* moved; the old home has not drained yet */
+	bool via_xfrm;		/* a packet went to xfrm_input() since the last move */
 	unsigned int seen;	/* packets taken at GRO in this window */
 	unsigned int local;	/* ...of which on the home CPU itself */
 	unsigned long moved;	/* jiffies */
@@ -556,6 +575,15 @@ static struct eso_home *eso_home_slot(__be32 spi)
 	return &eso_homes[jhash_1word((__force u32)spi, 0) % ESO_HOME_SLOTS];
 }
 
+/* On the home CPU, before xfrm_input() takes a packet of @spi's slot. */
+static void eso_home_via_xfrm(__be32 spi)
+{
+	struct eso_home *h = eso_home_slot(spi);
+
+	if (!READ_ONCE(h->via_xfrm))
+		WRITE_ONCE(h->via_xfrm, true);
+}
+
 /*
  * Runs on the old home, in hard interrupt context: has it drained? See
  * eso_homes. softirq_count() covers a NAPI that is being polled (its
@@ -564,6 +592,15 @@ static struct eso_home *eso_home_slot(__be32 spi)
  */
 static bool eso_rehome_drained(bool late)
 {
+	struct eso_rxq *rq = this_cpu_ptr(&eso_rxqs);
+
+	/*
+	 * None of the slot's packets went through xfrm_input(), so none is
+	 * in asynchronous decryption or in xfrm's gro_cells. Same CPU as
+	 * the poll that sets both counts: no barrier needed.
+	 */
+	if (!READ_ONCE(eso_move.home->via_xfrm))
+		return (long)(READ_ONCE(rq->done) - eso_move.target) >= 0;
 	if (atomic_read(&eso_rx_inflight) > 0)
 		return false;
 	/*
@@ -584,6 +621,8 @@ static void eso_rehome_finish(bool forced)
 
 	if (forced)
 		eso_count(net, ESO_RX_REHOME_FORCED);
+	/* only the new home hands the slot's packets over from now on */
+	WRITE_ONCE(h->via_xfrm, false);
 	WRITE_ONCE(h->blocked, false);
 	/* the move's fields are read; the next move may now overwrite them */
 	smp_store_release(&eso_move.home, NULL);
@@ -619,8 +658,8 @@ static bool eso_rehome_from_left(void)
  * the timer, moved to another CPU with the rest of the old home's, ends
  * the move (counted as forced) once the old home's queue and gro_cells
  * have been delivered elsewhere. After ESO_REHOME_MAX the drain check
- * relaxes, after twice that only the dequeue counts (both count as
- * forced): see eso_homes.
+ * relaxes for a slot that went through xfrm_input(), after twice that
+ * only the dequeue counts (both count as forced): see eso_homes.
  */
 static bool eso_rehome_try_finish(void)
 {
@@ -634,10 +673,21 @@ static bool eso_rehome_try_finish(void)
 		eso_rehome_finish(true);
 		return true;
 	}
-	if (!time_after(jiffies, eso_move.deadline + ESO_REHOME_MAX) &&
-	    !eso_rehome_drained(late))
+	if (eso_rehome_drained(late)) {
+		/* late, only a slot that went through xfrm was let off */
+		eso_rehome_finish(late && READ_ONCE(eso_move.home->via_xfrm));
+		return true;
+	}
+	if (!time_after(jiffies, eso_move.deadline + ESO_REHOME_MAX))
 		return false;
-	eso_rehome_finish(late);
+	/*
+	 * A slot that did not go through xfrm_input() waits only for the
+	 * poll that took its last packet, which is running: it completes
+	 * soon, whatever time went by with this CPU descheduled.
+	 */
+	if (!READ_ONCE(eso_move.home->via_xfrm) && in_serving_softirq())
+		return false;
+	eso_rehome_finish(true);
 	return true;
 }
 
@@ -890,6 +940,8 @@ static void eso_rxq_drain(struct eso_rxq *rq)
 		eso_rx_deliver(skb);
 		rq->dequeued++;
 	}
+	/* none went to the NAPI's GRO: a move off @rq need not wait for it */
+	WRITE_ONCE(rq->done, rq->dequeued);
 	local_bh_enable();
 }
 
@@ -958,6 +1010,7 @@ static void eso_rxq_hand_over(struct eso_rxq *rq, struct eso_rxq *heir)
 		eso_count(dev_net(skb->dev), ESO_RX_CPU_OFFLINE);
 	skb_queue_splice_init(&rq->q, &heir->q);
 	rq->dequeued += n;
+	WRITE_ONCE(rq->done, rq->dequeued);
 	heir->enqueued += n;
 	if (READ_ONCE(eso_move.home) && eso_move.from == heir->cpu &&
 	    (long)(heir->dequeued - eso_move.target) < 0)

@@ -188,8 +188,73 @@ rehome_starve_case() {
 	[ "$errs" = 0 ] || for ns in a b; do xfrm_errors $ns | sed "s/^/xfrm_stat $ns: /" | while read -r l; do t_diag "$l"; done; done
 	[ "$IPERF_RETR" = 0 ] || retrans_why a b | while read -r l; do t_diag "$l"; done
 }
+# A move waits as long as the slot's packets do, not for the old home to be idle:
+# with every slot's packets finished on the home's NAPI (rx_decap.c), a move ends
+# when the poll that took the last packet queued before it completes, however busy
+# the CPU's softirqs are. Here a flood of UDP datagrams from both CPUs over a second
+# veth pair (no SA) keeps each CPU's NAPI poll list busy while the homes move every
+# 300 packets of a TCP stream over ESP: no move may have to be forced
+# (rx_rehome_forced, the 100-200 ms a busy old home used to cost), no packet may
+# overflow the new home's queue (rx_drop_backlog).
+udp_flood() { # NS CPU DST SECS: 64-byte datagrams as fast as one pinned process goes
+	nsx "$1" taskset -c "$2" python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+end = time.monotonic() + float(sys.argv[2])
+b = b"x" * 64
+while time.monotonic() < end:
+    for i in range(200):
+        s.sendto(b, (sys.argv[1], 9))
+' "$3" "$4"
+}
+rehome_busy_case() {
+	local name="rehome, CPUs busy" p=$KNOBS
+	local mv0 mv1 fo0 fo1 bd0 bd1 ofo0 ofo1 errs c fl=
+	if [ "$(nproc)" -lt 2 ]; then
+		t_skip "$name" "needs 2 CPUs"
+		return
+	fi
+	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup gcm128 transport 4 2>> "$T_TMP/err" ||
+	   ! ip -n a link add vc type veth peer name vd netns b 2>> "$T_TMP/err" ||
+	   ! ip -n a addr add 10.9.0.1/24 dev vc 2>> "$T_TMP/err" ||
+	   ! ip -n b addr add 10.9.0.2/24 dev vd 2>> "$T_TMP/err" ||
+	   ! ip -n a link set vc up || ! ip -n b link set vd up ||
+	   ! nsx a ethtool -K vc tso off gro on > /dev/null 2>> "$T_TMP/err" ||
+	   ! nsx b ethtool -K vd gro on > /dev/null 2>> "$T_TMP/err"; then
+		t_fail "$name: setup" "$(cat "$T_TMP/err")"
+		return
+	fi
+	nsx b iptables -A INPUT -p udp --dport 9 -j DROP 2> /dev/null
+	echo 300 > $p/rx_rehome_every
+	mv0=$(counter b rx_rehomed) fo0=$(counter b rx_rehome_forced)
+	bd0=$(counter b rx_drop_backlog) ofo0=$(tcp_ofo b)
+	for c in $(seq 0 $(( $(nproc) - 1 ))); do
+		udp_flood a "$c" 10.9.0.2 8 &
+		fl="$fl $!"
+	done
+	iperf_run a b "$ADDR_B" 6
+	local rc=$?
+	wait $fl
+	echo 0 > $p/rx_rehome_every
+	if [ $rc -ne 0 ]; then
+		t_fail "$name: iperf3 ran" "$(head -c 600 "$IPERF_JSON" 2>/dev/null)"
+		return
+	fi
+	mv1=$(counter b rx_rehomed) fo1=$(counter b rx_rehome_forced)
+	bd1=$(counter b rx_drop_backlog) ofo1=$(tcp_ofo b)
+	errs=$(( $(xfrm_errors_total a) + $(xfrm_errors_total b) ))
+	t_diag "$name: $(( IPERF_BPS / 1000000 )) Mbit/s, vd received $(link_stat b vd rx packets) flood packets," \
+		"rx_rehomed +$((mv1 - mv0)), rx_rehome_forced +$((fo1 - fo0)), rx_drop_backlog +$((bd1 - bd0))," \
+		"TcpExtTCPOFOQueue +$((ofo1 - ofo0)), retransmits $IPERF_RETR"
+	t_expect "$name: homes moved (rx_rehomed +$((mv1 - mv0)))" "$((mv1 - mv0))" -ge 3
+	t_expect "$name: no move forced (rx_rehome_forced +$((fo1 - fo0)))" "$((fo1 - fo0))" -eq 0
+	t_expect "$name: no packet dropped by a queue (rx_drop_backlog +$((bd1 - bd0)))" "$((bd1 - bd0))" -eq 0
+	t_expect "$name: every segment in order (TcpExtTCPOFOQueue +$((ofo1 - ofo0)))" "$((ofo1 - ofo0))" -eq 0
+	t_expect "$name: zero xfrm errors" "$errs" -eq 0
+}
 if [ -n "$ESP_MODULE" ] || have_module; then
 	for algo in ${REHOME_ALGOS:-gcm128 null}; do rehome_case "$algo"; done
+	rehome_busy_case
 	rehome_starve_case
 	rehome_trigger_case
 	rehome_reset_case
