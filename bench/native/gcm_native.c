@@ -4,6 +4,8 @@
  * OpenSSL's EVP AES-128-GCM and AES-256-GCM.
  *
  *   gcm_native supported LEVEL         exit 0 if this CPU runs LEVEL
+ *   gcm_native lacks LEVEL             the CPU features LEVEL needs and
+ *                                      this CPU lacks (exit 0 if any)
  *   gcm_native test LEVEL [N]          known answers, then N random cases
  *                                      against OpenSSL (default 3000)
  *   gcm_native bench LEVEL... [-r R]   TSC cycles per byte, best of R runs,
@@ -31,7 +33,8 @@
 #define MAXPIECES	6
 
 static const struct gcm_impl *const levels[] = {
-	&gcm_impl_aesni, &gcm_impl_aesni_avx,
+	&gcm_impl_aesni, &gcm_impl_aesni_avx, &gcm_impl_vaes_avx2,
+	&gcm_impl_vaes_avx512,
 };
 
 static const struct gcm_impl *level_by_name(const char *name)
@@ -44,15 +47,75 @@ static const struct gcm_impl *level_by_name(const char *name)
 	return NULL;
 }
 
+/*
+ * The CPU features each level needs: its own (level, the index in
+ * levels[]) and those of the levels below it; named as /proc/cpuinfo does.
+ */
+static struct {
+	const char *name;
+	unsigned int level;
+	bool have;
+} features[] = {
+	{ "aes", 0, false }, { "pclmulqdq", 0, false },
+	{ "sse4_1", 0, false }, { "avx", 1, false }, { "avx2", 2, false },
+	{ "vaes", 2, false }, { "vpclmulqdq", 2, false },
+	{ "avx512f", 3, false }, { "avx512vl", 3, false },
+	{ "avx512bw", 3, false },
+};
+
+/* ... except those named in $GCM_HIDE (to try the skips on any CPU) */
+static void cpu_features(void)
+{
+	const char *hide = getenv("GCM_HIDE");
+	unsigned int i = 0;
+
+	__builtin_cpu_init();
+	features[i++].have = __builtin_cpu_supports("aes");
+	features[i++].have = __builtin_cpu_supports("pclmul");
+	features[i++].have = __builtin_cpu_supports("sse4.1");
+	features[i++].have = __builtin_cpu_supports("avx");
+	features[i++].have = __builtin_cpu_supports("avx2");
+	features[i++].have = __builtin_cpu_supports("vaes");
+	features[i++].have = __builtin_cpu_supports("vpclmulqdq");
+	features[i++].have = __builtin_cpu_supports("avx512f");
+	features[i++].have = __builtin_cpu_supports("avx512vl");
+	features[i++].have = __builtin_cpu_supports("avx512bw");
+	for (i = 0; hide && i < sizeof(features) / sizeof(features[0]); i++) {
+		size_t n = strlen(features[i].name);
+		const char *p;
+
+		for (p = strstr(hide, features[i].name); p;
+		     p = strstr(p + 1, features[i].name))
+			if ((p == hide || p[-1] == ' ' || p[-1] == ',') &&
+			    (!p[n] || p[n] == ' ' || p[n] == ','))
+				features[i].have = false;
+	}
+}
+
+/* Prints (with @print) the features this CPU lacks for @l; true if none. */
+static bool level_has(const struct gcm_impl *l, bool print)
+{
+	unsigned int i, lvl = 0;
+	bool ok = true;
+
+	while (levels[lvl] != l)
+		lvl++;
+	cpu_features();
+	for (i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+		if (features[i].level > lvl || features[i].have)
+			continue;
+		if (print)
+			printf("%s%s", ok ? "" : " ", features[i].name);
+		ok = false;
+	}
+	if (print && !ok)
+		printf("\n");
+	return ok;
+}
+
 static bool level_supported(const struct gcm_impl *l)
 {
-	__builtin_cpu_init();
-	if (!__builtin_cpu_supports("aes") || !__builtin_cpu_supports("pclmul") ||
-	    !__builtin_cpu_supports("sse4.1"))
-		return false;
-	if (l == &gcm_impl_aesni)
-		return true;
-	return __builtin_cpu_supports("avx");
+	return level_has(l, false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -136,6 +199,32 @@ static int fail(const char *what, unsigned int len, unsigned int adlen,
 	return 1;
 }
 
+/*
+ * The module's load-time known answers (gcm_kat.c): every case passes, and
+ * fails when told to expect a wrong tag.
+ */
+static int test_kat_long(const struct gcm_impl *l, unsigned int *cases)
+{
+	static struct gcm_kat_work w;
+	unsigned int i;
+
+	for (i = 0; i < gcm_kat_cases(); i++) {
+		const char *bad = NULL;
+
+		if (!gcm_known_answer(l, i, &w, false))
+			bad = "fails";
+		else if (gcm_known_answer(l, i, &w, true))
+			bad = "passes with a wrong tag";
+		if (bad) {
+			fprintf(stderr, "gcm test: gcm_kat_long.h case %u %s\n",
+				i, bad);
+			return 1;
+		}
+		*cases += 2;
+	}
+	return 0;
+}
+
 static int test_kat(const struct gcm_impl *l, unsigned int *cases)
 {
 	static u8 key[64], nonce[12], ad[64], pt[1024], ct[1024], out[1024];
@@ -185,7 +274,7 @@ static int test_kat(const struct gcm_impl *l, unsigned int *cases)
 				    al, kl);
 		++*cases;
 	}
-	return 0;
+	return test_kat_long(l, cases);
 }
 
 static unsigned int rand_len(unsigned int i)
@@ -433,10 +522,12 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[1], "supported"))
 		return l && level_supported(l) ? 0 : 1;
+	if (argc > 2 && !strcmp(argv[1], "lacks") && l)
+		return level_has(l, true) ? 1 : 0;
 	if (argc > 2 && !strcmp(argv[1], "test") && l) {
 		if (!level_supported(l)) {
-			printf("gcm %s: skipped: this CPU lacks its instructions\n",
-			       l->name);
+			printf("gcm %s: skipped: this CPU lacks ", l->name);
+			level_has(l, true);
 			return 0;
 		}
 		return cmd_test(l, argc > 3 ? atoi(argv[3]) : 3000);
