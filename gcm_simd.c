@@ -615,7 +615,7 @@ static int eg_choose_level(void)
 		for (next = i - 1; next >= 0; next--)
 			if (eg_candidate(next, false))
 				break;
-		pr_warn("gcm: %s known-answer test FAILED at case %d of %u: the CPU computes it wrongly; falling back to %s\n",
+		pr_warn("gcm: %s known-answer test FAILED at case %d of %u: falling back to %s\n",
 			eg_levels[i].impl->name, bad, gcm_kat_cases(),
 			next >= 0 ? eg_levels[next].impl->name : "none");
 		ret = -EINVAL;
