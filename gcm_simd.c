@@ -104,7 +104,7 @@ static bool eg_fallback_forced;		/* esp_gcm_force_fallback() */
 enum eg_kat { EG_KAT_NONE, EG_KAT_PASSED, EG_KAT_FAILED };
 static enum eg_kat eg_kat_state[ARRAY_SIZE(eg_levels)];
 /* Test only (debugfs gcm_kat_fault): this level's known answers are wrong */
-static int eg_kat_fault = -1;
+static int eg_kat_fault = -1;	/* none */
 /* Serializes level changes, known-answer runs and the self-test */
 static DEFINE_MUTEX(eg_level_lock);
 
@@ -556,7 +556,7 @@ static int eg_kat_run(unsigned int i)
 
 		kernel_fpu_begin();
 		ok = gcm_known_answer(eg_levels[i].impl, c, w,
-				      READ_ONCE(eg_kat_fault) == i);
+				      READ_ONCE(eg_kat_fault) == (int)i);
 		kernel_fpu_end();
 		if (!ok)
 			failed = c + 1;
@@ -645,22 +645,33 @@ static int eg_use_level(unsigned int i)
 /* ------------------------------------------------------------------ */
 /* debugfs: gcm_level, gcm_kat_fault                                   */
 
-/* The level named by user buffer @buf; @best is "best" (-ENOENT: neither) */
-static int eg_level_parse(const char __user *buf, size_t len, bool *best)
+/* Words the debugfs files take besides the levels' names */
+#define EG_WORD_NONE	(-1)				/* gcm_kat_fault */
+#define EG_WORD_BEST	((int)ARRAY_SIZE(eg_levels))	/* gcm_level */
+
+/*
+ * What user buffer @buf names: a level (its index), "none" or "best"
+ * (EG_WORD_*). Returns 0 and sets *@level, or -EINVAL/-EFAULT.
+ */
+static int eg_level_parse(const char __user *buf, size_t len, int *level)
 {
 	char s[16];
-	unsigned int i;
+	int i;
 
 	if (!len || len >= sizeof(s))
 		return -EINVAL;
 	if (copy_from_user(s, buf, len))
 		return -EFAULT;
 	s[len] = 0;
-	*best = sysfs_streq(s, "best");
-	for (i = 0; i < ARRAY_SIZE(eg_levels); i++)
+	for (i = 0; i < (int)ARRAY_SIZE(eg_levels); i++)
 		if (sysfs_streq(s, eg_levels[i].impl->name))
-			return i;
-	return -ENOENT;
+			break;
+	if (i == EG_WORD_BEST && !sysfs_streq(s, "best"))
+		i = sysfs_streq(s, "none") ? EG_WORD_NONE : -EINVAL;
+	if (i == -EINVAL)
+		return i;
+	*level = i;
+	return 0;
 }
 
 static ssize_t eg_name_read(char __user *buf, size_t len, loff_t *ppos,
@@ -687,25 +698,28 @@ static ssize_t eg_level_read(struct file *file, char __user *buf,
 static ssize_t eg_level_write(struct file *file, const char __user *buf,
 			      size_t len, loff_t *ppos)
 {
-	bool best;
 	int i, err;
 
-	i = eg_level_parse(buf, len, &best);
-	if (i < 0 && !best)
-		return i == -ENOENT ? -EINVAL : i;
-	mutex_lock(&eg_level_lock);
-	if (best) {
-		i = eg_choose_level();
-		err = i < 0 ? i : 0;
-	} else {
-		err = eg_use_level(i);
-	}
-	mutex_unlock(&eg_level_lock);
+	err = eg_level_parse(buf, len, &i);
 	if (err)
 		return err;
-	pr_info("gcm: level %s (debugfs gcm_level%s)\n",
-		eg_levels[i].impl->name, best ? " best" : "");
-	return len;
+	if (i == EG_WORD_NONE)
+		return -EINVAL;
+	mutex_lock(&eg_level_lock);
+	if (i == EG_WORD_BEST) {
+		i = eg_choose_level();
+		err = min(i, 0);
+		if (!err)
+			pr_info("gcm: level %s (debugfs gcm_level: best)\n",
+				eg_levels[i].impl->name);
+	} else {
+		err = eg_use_level(i);
+		if (!err)
+			pr_info("gcm: level %s (debugfs gcm_level)\n",
+				eg_levels[i].impl->name);
+	}
+	mutex_unlock(&eg_level_lock);
+	return err ?: len;
 }
 
 static const struct file_operations eg_level_fops = {
@@ -729,15 +743,13 @@ static ssize_t eg_fault_read(struct file *file, char __user *buf,
 static ssize_t eg_fault_write(struct file *file, const char __user *buf,
 			      size_t len, loff_t *ppos)
 {
-	bool best;
-	int i = eg_level_parse(buf, len, &best);
-	char s[8] = "";
+	int i, err;
 
-	if (i == -ENOENT && len < sizeof(s) && !copy_from_user(s, buf, len) &&
-	    sysfs_streq(s, "none"))
-		i = -1;
-	else if (i < 0)
-		return i == -ENOENT ? -EINVAL : i;
+	err = eg_level_parse(buf, len, &i);
+	if (err)
+		return err;
+	if (i == EG_WORD_BEST)
+		return -EINVAL;
 	mutex_lock(&eg_level_lock);
 	WRITE_ONCE(eg_kat_fault, i);
 	mutex_unlock(&eg_level_lock);

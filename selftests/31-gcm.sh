@@ -138,6 +138,15 @@ _gcm_fault() {
 	echo none > "$KNOBS/gcm_kat_fault"
 	echo best > "$KNOBS/gcm_level"
 	t_expect_str "gcm: fault cleared, 'best' is $best again" "$(cat "$KNOBS/gcm_level")" "$best"
+	# a level the CPU lacks cannot be forced
+	for lvl in $GCM_LEVELS; do
+		[ -z "$(_gcm_lacks "$lvl")" ] && continue
+		echo "$lvl" > "$KNOBS/gcm_level" 2>/dev/null
+		rc=$?
+		t_expect "gcm: forcing $lvl, which this CPU lacks, is refused" "$rc" -ne 0
+		t_expect_str "gcm: ... and $best stays in use" "$(cat "$KNOBS/gcm_level")" "$best"
+		break
+	done
 }
 
 _gcm_main() {
