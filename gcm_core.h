@@ -2,8 +2,8 @@
 /*
  * AES-GCM over linear buffers: the SIMD core of the module's
  * rfc4106(gcm(aes)) (gcm_simd.c), built per instruction set from
- * gcm_vec.h (gcm_aesni.c, gcm_aesni_avx.c). It uses
- * nothing but <linux/types.h>, so the same files build as user programs
+ * gcm_vec.h (gcm_aesni.c, gcm_aesni_avx.c, gcm_vaes_avx2.c,
+ * gcm_vaes_avx512.c). It uses nothing but <linux/types.h>, so the same files build as user programs
  * (bench/native/gcm.mk, with bench/native/shim/) for the differential test
  * against OpenSSL and for timing.
  *
@@ -27,16 +27,18 @@
 #define GCM_NONCE	12
 #define GCM_TAG		16
 #define GCM_MAX_ROUNDS	14
-/* GHASH key powers: blocks hashed per reduction in the bulk loop */
-#define GCM_NPOWERS	8
+/* GHASH key powers: most blocks hashed per reduction (vaes-avx512's step) */
+#define GCM_NPOWERS	32
 
 struct gcm_key {
 	/* AES-128/256 encryption round keys */
 	u8 rk[GCM_MAX_ROUNDS + 1][GCM_BLOCK] __aligned(16);
 	/*
-	 * H^8 .. H^1 (h[GCM_NPOWERS - i] = H^i), byte-reflected and times x
+	 * H^32 .. H^1 (h[GCM_NPOWERS - i] = H^i), byte-reflected and times x
 	 * (gcm_vec.h); hx[j] holds the xor of h[j]'s two halves in both
-	 * halves (the middle product of Karatsuba multiplication).
+	 * halves (the middle product of Karatsuba multiplication). Powers
+	 * in a row are in a row in memory: the wide levels load H^(i+3) ..
+	 * H^i as one 512-bit vector.
 	 */
 	u8 h[GCM_NPOWERS][GCM_BLOCK] __aligned(16);
 	u8 hx[GCM_NPOWERS][GCM_BLOCK] __aligned(16);
@@ -71,16 +73,30 @@ struct gcm_impl {
 };
 
 /*
- * The levels. None is written for wider instructions, because nothing this
- * project runs on executes them correctly, and code that never ran is not
- * shipped: the host (AMD Zen 1) has no VAES, VPCLMULQDQ or AVX-512; qemu
- * 7.2's TCG (the test VM, qemu-user) has no VPCLMULQDQ or AVX-512, and
- * its 256-bit VAESENC computes the upper lane from the lower lane's state
- * (helper_aesenc in target/i386/ops_sse.h indexes the state with i & 3;
- * bench/native/qemu_vaes.c shows it), so a VAES counter mode would run
- * there and compute a wrong key stream.
+ * The levels. The VAES levels run eight vectors of 2 (256-bit) or 4
+ * (512-bit) blocks a step: 16 or 32 blocks through the AES at once, their
+ * GHASH with VPCLMULQDQ and one reduction (gcm_wide.h).
  */
 extern const struct gcm_impl gcm_impl_aesni;		/* AES-NI, PCLMULQDQ, SSE4.1 */
 extern const struct gcm_impl gcm_impl_aesni_avx;	/* the same, VEX-encoded */
+extern const struct gcm_impl gcm_impl_vaes_avx2;	/* VAES, VPCLMULQDQ, AVX2 */
+extern const struct gcm_impl gcm_impl_vaes_avx512;	/* the same, AVX512F/VL/BW */
+
+/*
+ * gcm_kat.c: the known-answer test of a level, case by case
+ * (gcm_kat_long.h). The work area holds a key: wipe it after use.
+ */
+#define GCM_KAT_MAX_LEN	2000
+
+struct gcm_kat_work {
+	struct gcm_key key;
+	struct gcm_state st;
+	u8 text[GCM_KAT_MAX_LEN];
+	u8 tag[GCM_TAG];
+};
+
+unsigned int gcm_kat_cases(void);
+bool gcm_known_answer(const struct gcm_impl *l, unsigned int i,
+		      struct gcm_kat_work *w, bool wrong);
 
 #endif /* _ESP_GCM_CORE_H */

@@ -6,8 +6,13 @@
  * every EG_FPU_BYTES of data, within a request and across the requests
  * of a batch.
  *
- * The level (gcm_core.h) is the best one the CPU's features allow, chosen
- * at init; nothing is timed. Where SIMD cannot be used
+ * The level (gcm_core.h) is the best one the CPU's features allow whose
+ * known-answer test (gcm_kat.c) passes, chosen at init; nothing is timed.
+ * A level that fails its known answers is stepped past, with a warning:
+ * an emulator may advertise an instruction it computes wrongly (qemu 7.2
+ * computes 256-bit VAESENC's upper lane from the lower lane's state).
+ * Tests may force another level through debugfs (gcm_level). Where SIMD
+ * cannot be used
  * (crypto_simd_usable() false: on 6.1 a softirq that interrupted a kernel
  * FPU section, a hard interrupt) and for AES-192, which the core does not
  * do, requests go to the stock rfc4106(gcm(aes)) through a fallback tfm,
@@ -26,7 +31,13 @@
 
 #include <linux/module.h>
 #include <linux/kernel.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/mutex.h>
 #include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/percpu.h>
 #include <linux/sizes.h>
 #include <crypto/aead.h>
@@ -34,10 +45,12 @@
 #include <crypto/gcm.h>
 #include <crypto/internal/aead.h>
 #include <crypto/internal/simd.h>
+#include <asm/cpu_device_id.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
 #include <asm/simd.h>
 
+#include "esp_swoffload.h"
 #include "gcm_simd.h"
 #include "gcm_impl.h"
 
@@ -61,36 +74,105 @@ static struct eg_ctx *eg_ctx(struct crypto_aead *tfm)
 /* ------------------------------------------------------------------ */
 /* Levels                                                              */
 
-struct eg_level {
-	const struct gcm_impl *impl;
-	bool avx;
+enum eg_isa {
+	EG_SSE41,	/* AES-NI, PCLMULQDQ, SSE4.1 */
+	EG_AVX,		/* and AVX */
+	EG_AVX2,	/* and AVX2, VAES, VPCLMULQDQ */
+	EG_AVX512,	/* and AVX512F, AVX512VL, AVX512BW */
 };
 
-/*
- * Best last. No level uses VAES, VPCLMULQDQ or AVX-512: nothing this
- * project runs on executes them correctly (see gcm_core.h), and the stock
- * driver's VAES/VPCLMULQDQ code on 6.12 would be faster where they exist;
- * this one is registered above it all the same, as the batches need it.
- */
+struct eg_level {
+	const struct gcm_impl *impl;
+	enum eg_isa isa;
+};
+
+/* Best last. */
 static const struct eg_level eg_levels[] = {
-	{ &gcm_impl_aesni, false },
-	{ &gcm_impl_aesni_avx, true },
+	{ &gcm_impl_aesni, EG_SSE41 },
+	{ &gcm_impl_aesni_avx, EG_AVX },
+	{ &gcm_impl_vaes_avx2, EG_AVX2 },
+	{ &gcm_impl_vaes_avx512, EG_AVX512 },
 };
 
 static const struct gcm_impl *eg_cur;	/* the level in use */
 static bool eg_fallback_forced;		/* esp_gcm_force_fallback() */
 
+/*
+ * The level's known-answer test, last run: not yet, passed, failed. A
+ * failed level is not used (nor self-tested) until a run passes.
+ */
+enum eg_kat { EG_KAT_NONE, EG_KAT_PASSED, EG_KAT_FAILED };
+static enum eg_kat eg_kat_state[ARRAY_SIZE(eg_levels)];
+/* Test only (debugfs gcm_kat_fault): this level's known answers are wrong */
+static int eg_kat_fault = -1;	/* none */
+/* Serializes level changes, known-answer runs and the self-test */
+static DEFINE_MUTEX(eg_level_lock);
+
+/*
+ * The CPU features level @l needs and this CPU lacks, as /proc/cpuinfo
+ * names them, into @buf (empty: none). Each level needs the features of
+ * those below it, and its own, as arch/x86/crypto/aesni-intel_glue.c asks
+ * for the same instructions; the register state too (XCR0).
+ */
+static void eg_level_lacks(const struct eg_level *l, char *buf, size_t size)
+{
+	static const struct {
+		u16 feature;
+		u8 isa;
+		char name[11];
+	} need[] = {
+		{ X86_FEATURE_AES, EG_SSE41, "aes" },
+		{ X86_FEATURE_PCLMULQDQ, EG_SSE41, "pclmulqdq" },
+		{ X86_FEATURE_XMM4_1, EG_SSE41, "sse4_1" },
+		{ X86_FEATURE_AVX, EG_AVX, "avx" },
+		{ X86_FEATURE_AVX2, EG_AVX2, "avx2" },
+		{ X86_FEATURE_VAES, EG_AVX2, "vaes" },
+		{ X86_FEATURE_VPCLMULQDQ, EG_AVX2, "vpclmulqdq" },
+		{ X86_FEATURE_AVX512F, EG_AVX512, "avx512f" },
+		{ X86_FEATURE_AVX512VL, EG_AVX512, "avx512vl" },
+		{ X86_FEATURE_AVX512BW, EG_AVX512, "avx512bw" },
+	};
+	unsigned int i;
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < ARRAY_SIZE(need); i++)
+		if (need[i].isa <= l->isa && !boot_cpu_has(need[i].feature))
+			n += scnprintf(buf + n, size - n, "%s%s", n ? " " : "",
+				       need[i].name);
+	if (l->isa >= EG_AVX &&
+	    !cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL))
+		n += scnprintf(buf + n, size - n, "%sYMM state", n ? " " : "");
+	if (l->isa >= EG_AVX512 &&
+	    !cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM |
+			       XFEATURE_MASK_AVX512, NULL))
+		n += scnprintf(buf + n, size - n, "%sZMM state", n ? " " : "");
+}
+
 static bool eg_level_supported(const struct eg_level *l)
 {
-	if (!boot_cpu_has(X86_FEATURE_AES) ||
-	    !boot_cpu_has(X86_FEATURE_PCLMULQDQ) ||
-	    !boot_cpu_has(X86_FEATURE_XMM4_1))
-		return false;
-	if (!l->avx)
-		return true;
-	return boot_cpu_has(X86_FEATURE_AVX) &&
-	       cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
+	char lacks[64];
+
+	eg_level_lacks(l, lacks, sizeof(lacks));
+	return !lacks[0];
 }
+
+/*
+ * CPUs that lower their clock while 512-bit vectors are in use, as
+ * arch/x86/crypto/aesni-intel_glue.c lists them (zmm_exclusion_list):
+ * there vaes-avx512 is not chosen by default, only when forced.
+ */
+static const struct x86_cpu_id eg_zmm_slow[] = {
+	X86_MATCH_VENDOR_FAM_MODEL(INTEL, 6, 0x55, NULL),	/* Skylake-X */
+	X86_MATCH_VENDOR_FAM_MODEL(INTEL, 6, 0x6a, NULL),	/* Ice Lake-X */
+	X86_MATCH_VENDOR_FAM_MODEL(INTEL, 6, 0x6c, NULL),	/* Ice Lake-D */
+	X86_MATCH_VENDOR_FAM_MODEL(INTEL, 6, 0x7d, NULL),	/* Ice Lake */
+	X86_MATCH_VENDOR_FAM_MODEL(INTEL, 6, 0x7e, NULL),	/* Ice Lake-L */
+	X86_MATCH_VENDOR_FAM_MODEL(INTEL, 6, 0x9d, NULL),	/* Ice Lake-NNPI */
+	X86_MATCH_VENDOR_FAM_MODEL(INTEL, 6, 0x8c, NULL),	/* Tiger Lake-L */
+	X86_MATCH_VENDOR_FAM_MODEL(INTEL, 6, 0x8d, NULL),	/* Tiger Lake */
+	{}
+};
 
 /* ------------------------------------------------------------------ */
 /* FPU sections: at most EG_FPU_BYTES of data each                     */
@@ -452,6 +534,236 @@ int esp_gcm_batch(struct crypto_aead *tfm, struct aead_request **reqs,
 }
 
 /* ------------------------------------------------------------------ */
+/* Known-answer test and the choice of level                           */
+
+/*
+ * Level @i's known-answer test: every case of gcm_kat_long.h, each in an
+ * FPU section of its own. Records the result. Returns 0, the number of
+ * the first case that failed, or -ENOMEM.
+ */
+static int eg_kat_run(unsigned int i)
+{
+	struct gcm_kat_work *w;
+	unsigned int c, failed = 0;
+
+	/* a case encrypts and decrypts its text: one section's worth */
+	BUILD_BUG_ON(2 * GCM_KAT_MAX_LEN > EG_FPU_BYTES);
+	w = kmalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	for (c = 0; c < gcm_kat_cases() && !failed; c++) {
+		bool ok;
+
+		kernel_fpu_begin();
+		ok = gcm_known_answer(eg_levels[i].impl, c, w,
+				      READ_ONCE(eg_kat_fault) == (int)i);
+		kernel_fpu_end();
+		if (!ok)
+			failed = c + 1;
+	}
+	kfree_sensitive(w);	/* it holds the last case's key */
+	eg_kat_state[i] = failed ? EG_KAT_FAILED : EG_KAT_PASSED;
+	return failed;
+}
+
+/*
+ * Whether level @i may be chosen by default: the CPU has what it needs
+ * and, for 512-bit vectors, keeps its clock with them. With @say, dmesg
+ * is told why not.
+ */
+static bool eg_candidate(unsigned int i, bool say)
+{
+	const char *name = eg_levels[i].impl->name;
+	char lacks[64];
+
+	eg_level_lacks(&eg_levels[i], lacks, sizeof(lacks));
+	if (lacks[0]) {
+		if (say)
+			pr_info("gcm: %s not available: this CPU lacks %s\n",
+				name, lacks);
+		return false;
+	}
+	if (eg_levels[i].isa == EG_AVX512 && x86_match_cpu(eg_zmm_slow)) {
+		if (say)
+			pr_info("gcm: %s not chosen: this CPU model lowers its clock for 512-bit vectors\n",
+				name);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Make the best level the one in use: the highest candidate whose
+ * known answers pass, stepping down past (with a warning that names the
+ * next one) each that fails. Returns its index; -EINVAL if every
+ * candidate failed, -ENODEV if there is none, or -ENOMEM.
+ */
+static int eg_choose_level(void)
+{
+	int i, next, bad, ret = -ENODEV;
+
+	for (i = ARRAY_SIZE(eg_levels) - 1; i >= 0; i--) {
+		if (!eg_candidate(i, true))
+			continue;
+		bad = eg_kat_run(i);
+		if (bad < 0)
+			return bad;
+		if (!bad) {
+			WRITE_ONCE(eg_cur, eg_levels[i].impl);
+			return i;
+		}
+		for (next = i - 1; next >= 0; next--)
+			if (eg_candidate(next, false))
+				break;
+		pr_warn("gcm: %s known-answer test FAILED at case %d of %u: falling back to %s\n",
+			eg_levels[i].impl->name, bad, gcm_kat_cases(),
+			next >= 0 ? eg_levels[next].impl->name : "none");
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+/* Make level @i the one in use, if the CPU has it and its answers pass. */
+static int eg_use_level(unsigned int i)
+{
+	int bad;
+
+	if (!eg_level_supported(&eg_levels[i]))
+		return -EOPNOTSUPP;
+	bad = eg_kat_run(i);
+	if (bad < 0)
+		return bad;
+	if (bad) {
+		pr_warn("gcm: %s known-answer test FAILED at case %d of %u: not used\n",
+			eg_levels[i].impl->name, bad, gcm_kat_cases());
+		return -EINVAL;
+	}
+	WRITE_ONCE(eg_cur, eg_levels[i].impl);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* debugfs: gcm_level, gcm_kat_fault                                   */
+
+/* Words the debugfs files take besides the levels' names */
+#define EG_WORD_NONE	(-1)				/* gcm_kat_fault */
+#define EG_WORD_BEST	((int)ARRAY_SIZE(eg_levels))	/* gcm_level */
+
+/*
+ * What user buffer @buf names: a level (its index), "none" or "best"
+ * (EG_WORD_*). Returns 0 and sets *@level, or -EINVAL/-EFAULT.
+ */
+static int eg_level_parse(const char __user *buf, size_t len, int *level)
+{
+	char s[16];
+	int i;
+
+	if (!len || len >= sizeof(s))
+		return -EINVAL;
+	if (copy_from_user(s, buf, len))
+		return -EFAULT;
+	s[len] = 0;
+	for (i = 0; i < (int)ARRAY_SIZE(eg_levels); i++)
+		if (sysfs_streq(s, eg_levels[i].impl->name))
+			break;
+	if (i == EG_WORD_BEST && !sysfs_streq(s, "best"))
+		i = sysfs_streq(s, "none") ? EG_WORD_NONE : -EINVAL;
+	if (i == -EINVAL)
+		return i;
+	*level = i;
+	return 0;
+}
+
+static ssize_t eg_name_read(char __user *buf, size_t len, loff_t *ppos,
+			    const char *name)
+{
+	char s[16];
+	int n;
+
+	n = scnprintf(s, sizeof(s), "%s\n", name);
+	return simple_read_from_buffer(buf, len, ppos, s, n);
+}
+
+/* Reads the level in use. */
+static ssize_t eg_level_read(struct file *file, char __user *buf,
+			     size_t len, loff_t *ppos)
+{
+	return eg_name_read(buf, len, ppos, READ_ONCE(eg_cur)->name);
+}
+
+/*
+ * Takes a level's name (the CPU must have it; its known answers are run
+ * first) or "best" (the choice made at load, made again).
+ */
+static ssize_t eg_level_write(struct file *file, const char __user *buf,
+			      size_t len, loff_t *ppos)
+{
+	int i, err;
+
+	err = eg_level_parse(buf, len, &i);
+	if (err)
+		return err;
+	if (i == EG_WORD_NONE)
+		return -EINVAL;
+	mutex_lock(&eg_level_lock);
+	if (i == EG_WORD_BEST) {
+		i = eg_choose_level();
+		err = min(i, 0);
+		if (!err)
+			pr_info("gcm: level %s (debugfs gcm_level: best)\n",
+				eg_levels[i].impl->name);
+	} else {
+		err = eg_use_level(i);
+		if (!err)
+			pr_info("gcm: level %s (debugfs gcm_level)\n",
+				eg_levels[i].impl->name);
+	}
+	mutex_unlock(&eg_level_lock);
+	return err ?: len;
+}
+
+static const struct file_operations eg_level_fops = {
+	.open	= simple_open,
+	.read	= eg_level_read,
+	.write	= eg_level_write,
+	.llseek	= default_llseek,
+};
+
+/* Reads the level whose known answers are made wrong, or "none". */
+static ssize_t eg_fault_read(struct file *file, char __user *buf,
+			     size_t len, loff_t *ppos)
+{
+	int i = READ_ONCE(eg_kat_fault);
+
+	return eg_name_read(buf, len, ppos,
+			    i < 0 ? "none" : eg_levels[i].impl->name);
+}
+
+/* Takes a level's name or "none". */
+static ssize_t eg_fault_write(struct file *file, const char __user *buf,
+			      size_t len, loff_t *ppos)
+{
+	int i, err;
+
+	err = eg_level_parse(buf, len, &i);
+	if (err)
+		return err;
+	if (i == EG_WORD_BEST)
+		return -EINVAL;
+	mutex_lock(&eg_level_lock);
+	WRITE_ONCE(eg_kat_fault, i);
+	mutex_unlock(&eg_level_lock);
+	return len;
+}
+
+static const struct file_operations eg_fault_fops = {
+	.open	= simple_open,
+	.read	= eg_fault_read,
+	.write	= eg_fault_write,
+	.llseek	= default_llseek,
+};
+
+/* ------------------------------------------------------------------ */
 /* Hooks for gcm_test.c                                                */
 
 const char *esp_gcm_level_name(unsigned int i)
@@ -459,9 +771,21 @@ const char *esp_gcm_level_name(unsigned int i)
 	return i < ARRAY_SIZE(eg_levels) ? eg_levels[i].impl->name : NULL;
 }
 
+/* NULL if level @i can be used here, else why not. */
+const char *esp_gcm_level_unusable(unsigned int i)
+{
+	if (i >= ARRAY_SIZE(eg_levels))
+		return "no such level";
+	if (!eg_level_supported(&eg_levels[i]))
+		return "this CPU lacks its features";
+	if (eg_kat_state[i] == EG_KAT_FAILED)
+		return "refused by its known-answer test";
+	return NULL;
+}
+
 bool esp_gcm_level_supported(unsigned int i)
 {
-	return i < ARRAY_SIZE(eg_levels) && eg_level_supported(&eg_levels[i]);
+	return !esp_gcm_level_unusable(i);
 }
 
 const struct gcm_impl *esp_gcm_level_impl(unsigned int i)
@@ -493,6 +817,17 @@ int esp_gcm_level_cur(void)
 	return -ENOENT;
 }
 
+/* The self-test, serialized with the debugfs level switches. */
+int esp_gcm_run_selftest(unsigned int iters)
+{
+	int err;
+
+	mutex_lock(&eg_level_lock);
+	err = esp_gcm_selftest(iters);
+	mutex_unlock(&eg_level_lock);
+	return err;
+}
+
 void esp_gcm_force_fallback(bool on)
 {
 	WRITE_ONCE(eg_fallback_forced, on);
@@ -515,16 +850,21 @@ int esp_gcm_init(void)
 
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_HIGHMEM));
 
-	for (i = ARRAY_SIZE(eg_levels) - 1; i >= 0; i--)
-		if (eg_level_supported(&eg_levels[i]))
-			break;
-	if (i < 0) {
+	if (!eg_level_supported(&eg_levels[0])) {
 		/* nothing faster than the stock driver to offer */
 		pr_info("gcm: no AES-NI, PCLMULQDQ and SSE4.1: %s not registered\n",
 			ESP_GCM_DRIVER);
 		return 0;
 	}
-	eg_cur = eg_levels[i].impl;
+	mutex_lock(&eg_level_lock);
+	i = eg_choose_level();
+	mutex_unlock(&eg_level_lock);
+	if (i < 0) {
+		pr_err("gcm: not registering %s: no level passes its known-answer test (%d)\n",
+		       ESP_GCM_DRIVER, i);
+		WRITE_ONCE(eg_cur, NULL);
+		return i;
+	}
 
 	err = crypto_register_aead(&eg_alg);
 	if (err) {
@@ -532,8 +872,13 @@ int esp_gcm_init(void)
 		eg_cur = NULL;
 		return err;
 	}
-	pr_info("gcm: using %s AES-GCM (chosen by CPU features; driver %s, priority %d)\n",
-		eg_cur->name, ESP_GCM_DRIVER, eg_alg.base.cra_priority);
+	pr_info("gcm: using %s AES-GCM (best level of this CPU, %u known answers passed; driver %s, priority %d)\n",
+		eg_cur->name, gcm_kat_cases(), ESP_GCM_DRIVER,
+		eg_alg.base.cra_priority);
+	debugfs_create_file("gcm_level", 0600, eso_debugfs_dir(), NULL,
+			    &eg_level_fops);
+	debugfs_create_file("gcm_kat_fault", 0600, eso_debugfs_dir(), NULL,
+			    &eg_fault_fops);
 	esp_gcm_test_init();
 	return 0;
 }

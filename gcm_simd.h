@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gcm_simd: the module's rfc4106(gcm(aes)) (driver ESP_GCM_DRIVER), AES-NI
- * and PCLMULQDQ at the best level this CPU has (gcm_core.h), registered
- * above every stock implementation, plus a batch entry point for GSO/GRO.
+ * and PCLMULQDQ or VAES and VPCLMULQDQ, at the best level this CPU has
+ * whose known answers pass (gcm_core.h), registered above every stock
+ * implementation, plus a batch entry point for GSO/GRO.
  * Where SIMD cannot be used (crypto_simd_usable() false), and for AES-192,
  * requests go to the stock rfc4106(gcm(aes)) through a fallback tfm.
  */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * AES-GCM in SIMD, written once with GCC vector extensions and builtins and
- * compiled per instruction set: gcm_aesni.c (SSE encoding) and
- * gcm_aesni_avx.c (VEX encoding). Each including file defines
- * GCM_LEVEL(name), which names its functions, and GCM_LEVEL_NAME.
+ * compiled per instruction set: gcm_aesni.c (SSE encoding),
+ * gcm_aesni_avx.c (VEX encoding), and with the bulk of the text on wide
+ * vectors (gcm_wide.h) gcm_vaes_avx2.c (256-bit) and gcm_vaes_avx512.c
+ * (512-bit). Each including file defines GCM_LEVEL(name), which names its
+ * functions, and GCM_LEVEL_NAME; the wide ones GCM_WIDE, the blocks in a
+ * vector.
  *
  * GHASH. GCM's field elements map bits to polynomial coefficients
  * backwards (the first bit of a block is x^0). A byte-reflected block read
@@ -292,7 +295,7 @@ static gv g_gfmul(gv a, gv b)
 }
 
 /*
- * GHASH @n (1..8) blocks at @p into @acc: the sum of block i times
+ * GHASH @n (1..GCM_NPOWERS) blocks at @p into @acc: the sum of block i times
  * H^(n - i), the first block with acc added.
  */
 static __always_inline gv g_ghash_n(const struct gcm_key *k, gv acc,
@@ -328,6 +331,10 @@ static gv g_ghash_blocks(const struct gcm_key *k, gv acc, const u8 *p,
 
 /* ------------------------------------------------------------------ */
 /* Counter mode and GHASH, eight blocks                                 */
+
+#ifdef GCM_WIDE
+#include "gcm_wide.h"
+#else
 
 #define G_NV	8	/* blocks in flight */
 
@@ -387,11 +394,11 @@ static __always_inline gv g_ghash8(const struct gcm_key *k, gv acc,
 	gv d;
 
 	d = g_reflect(ct[0]) ^ acc;
-	g_mul_acc(k, 0, d, g_kara(d), &pr, true);
+	g_mul_acc(k, GCM_NPOWERS - G_NV, d, g_kara(d), &pr, true);
 #pragma GCC unroll 16
 	for (i = 1; i < G_NV; i++) {
 		d = g_reflect(ct[i]);
-		g_mul_acc(k, i, d, g_kara(d), &pr, false);
+		g_mul_acc(k, GCM_NPOWERS - G_NV + i, d, g_kara(d), &pr, false);
 	}
 	return g_reduce(&pr);
 }
@@ -438,6 +445,7 @@ static __always_inline gv g_tail(const struct gcm_key *k, unsigned int rounds,
 		*acc = g_ghash_n(k, *acc, dst, n);
 	return c;
 }
+#endif /* GCM_WIDE */
 
 /* ------------------------------------------------------------------ */
 /* The level's entry points                                             */
@@ -546,6 +554,16 @@ static __always_inline void g_crypt(const struct gcm_key *k,
 	c = g_ctr_swap(g_ldk(st->ctr));
 	acc = g_ldk(st->acc);
 	n = len / GCM_BLOCK;
+#ifdef GCM_WIDE
+	if (n) {
+		if (k->rounds == 10)
+			c = g_wide(k, 10, &acc, c, dst, src, n, enc);
+		else
+			c = g_wide(k, 14, &acc, c, dst, src, n, enc);
+		dst += n * GCM_BLOCK;
+		src += n * GCM_BLOCK;
+	}
+#else
 	if (n >= 8) {
 		if (k->rounds == 10)
 			c = g_bulk8(k, 10, &acc, c, dst, src, n / 8, enc);
@@ -560,6 +578,7 @@ static __always_inline void g_crypt(const struct gcm_key *k,
 		dst += n * GCM_BLOCK;
 		src += n * GCM_BLOCK;
 	}
+#endif
 	g_stk(st->acc, acc);
 
 	rem = len % GCM_BLOCK;

@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-# The module's AES-GCM core (gcm_vec.h, one object per level) against
-# OpenSSL's EVP (bench/native/gcm_native.c).
-#   test: known answers and random messages, every level: natively where
-#         this CPU runs it, under qemu-x86_64 -cpu max where only qemu does,
-#         else "skipped: <why>"; and whether a VAES level could be tested
-#         here (qemu_vaes.c: see gcm_core.h)
+# The module's AES-GCM core (gcm_vec.h, one object per level; gcm_kat.c)
+# against OpenSSL's EVP (bench/native/gcm_native.c).
+#   test: gcm_kat_long.h is what gcm_kat_gen.c writes; known answers and
+#         random messages, every level: natively where this CPU runs it,
+#         under qemu-x86_64 -cpu max where only qemu does (not the VAES
+#         levels where qemu computes VAES wrongly: qemu_vaes.c), else
+#         "skipped: <why>"
 #   bench: cycles per byte of every level this CPU runs and of OpenSSL,
 #         pinned to one CPU, inside the cpu lock (GCM_CPU, GCM_REPS)
-GCM_LEVELS := aesni aesni-avx
-GCM_OBJS := $(OUT)/gcm_aesni.o $(OUT)/gcm_aesni_avx.o
+GCM_LEVELS := aesni aesni-avx vaes-avx2 vaes-avx512
+GCM_OBJS := $(OUT)/gcm_aesni.o $(OUT)/gcm_aesni_avx.o $(OUT)/gcm_vaes_avx2.o \
+	$(OUT)/gcm_vaes_avx512.o $(OUT)/gcm_kat.o
 GCM_CPU ?= 1
 GCM_REPS ?= 20
 GCM_QEMU ?= qemu-x86_64 -cpu max
@@ -17,8 +19,16 @@ CPU_LOCK ?= $(or $(wildcard /work/locks/cpu.lock),$(OUT)/cpu.lock)
 
 $(OUT)/gcm_aesni.o: NATIVE_GCM_FLAGS := -maes -mpclmul -msse4.1
 $(OUT)/gcm_aesni_avx.o: NATIVE_GCM_FLAGS := -maes -mpclmul -mavx
-$(OUT)/gcm_%.o: $(TOP)/gcm_%.c $(TOP)/gcm_vec.h $(TOP)/gcm_core.h | $(OUT)
-	$(CC) $(NATIVE_CFLAGS) $(NATIVE_GCM_FLAGS) -c -o $@ $<
+$(OUT)/gcm_vaes_avx2.o: NATIVE_GCM_FLAGS := -maes -mpclmul -mavx -mavx2 -mvaes -mvpclmulqdq
+$(OUT)/gcm_vaes_avx512.o: NATIVE_GCM_FLAGS := -maes -mpclmul -mavx -mavx2 \
+	-mavx512f -mavx512vl -mavx512bw -mvaes -mvpclmulqdq
+$(OUT)/gcm_kat.o: NATIVE_GCM_FLAGS :=
+$(OUT)/gcm_kat.o: $(TOP)/gcm_kat_long.h
+# as the kernel builds them: Debian's kernels zero uninitialized locals
+GCM_KFLAGS := -ftrivial-auto-var-init=zero
+$(OUT)/gcm_%.o: $(TOP)/gcm_%.c $(TOP)/gcm_vec.h $(TOP)/gcm_wide.h $(TOP)/gcm_core.h \
+		$(SRC)/gcm.mk | $(OUT)
+	$(CC) $(NATIVE_CFLAGS) $(GCM_KFLAGS) $(NATIVE_GCM_FLAGS) -c -o $@ $<
 
 $(OUT)/gcm_native: $(SRC)/gcm_native.c $(GCM_OBJS) $(TOP)/gcm_kat.h $(TOP)/gcm_core.h | $(OUT)
 	$(CC) $(NATIVE_CFLAGS) -o $@ $< $(GCM_OBJS) $(LDLIBS_SSL)
@@ -26,32 +36,33 @@ $(OUT)/gcm_native: $(SRC)/gcm_native.c $(GCM_OBJS) $(TOP)/gcm_kat.h $(TOP)/gcm_c
 $(OUT)/qemu_vaes: $(SRC)/qemu_vaes.c | $(OUT)
 	$(CC) $(NATIVE_CFLAGS) -o $@ $<
 
-gcm-test: $(OUT)/gcm_native $(OUT)/qemu_vaes
+$(OUT)/gcm_kat_gen: $(SRC)/gcm_kat_gen.c | $(OUT)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS_SSL)
+
+gcm-kat: $(OUT)/gcm_kat_gen
+	$(OUT)/gcm_kat_gen | diff -u $(TOP)/gcm_kat_long.h - && \
+		echo "gcm: gcm_kat_long.h is what gcm_kat_gen writes"
+
+gcm-test: gcm-kat $(OUT)/gcm_native $(OUT)/qemu_vaes
 	@for l in $(GCM_LEVELS); do \
 		if $(OUT)/gcm_native supported $$l; then \
 			$(OUT)/gcm_native test $$l || exit 1; \
-		elif $(GCM_QEMU) $(OUT)/gcm_native supported $$l 2>/dev/null; then \
+		elif ! command -v $(firstword $(GCM_QEMU)) >/dev/null; then \
+			echo "gcm $$l: skipped: this CPU lacks $$($(OUT)/gcm_native lacks $$l), and there is no $(firstword $(GCM_QEMU)) to run it"; \
+		elif ! $(GCM_QEMU) $(OUT)/gcm_native supported $$l 2>/dev/null; then \
+			echo "gcm $$l: skipped: this CPU lacks $$($(OUT)/gcm_native lacks $$l), and $(GCM_QEMU) does not run it"; \
+		elif case $$l in vaes*) ! $(GCM_QEMU) $(OUT)/qemu_vaes >/dev/null;; *) false;; esac; then \
+			echo "gcm $$l: skipped: this CPU lacks $$($(OUT)/gcm_native lacks $$l), and $(GCM_QEMU) computes VAESENC (ymm) wrongly (qemu_vaes.c)"; \
+		else \
 			echo "gcm $$l: not on this CPU: under $(GCM_QEMU)"; \
 			$(GCM_QEMU) $(OUT)/gcm_native test $$l 1000 || exit 1; \
-		else \
-			echo "gcm $$l: skipped: neither this CPU nor $(GCM_QEMU) runs its instructions"; \
 		fi; \
-	done; \
-	for w in "" "$(GCM_QEMU)"; do \
-		$$w $(OUT)/qemu_vaes; rc=$$?; \
-		case $$rc in \
-		0) echo "gcm vaes: $${w:-this CPU} runs VAES right: a VAES level could be written and tested here" ;; \
-		1) echo "gcm vaes: skipped: $${w:-this CPU} computes VAESENC (ymm) wrongly, no VAES level (gcm_core.h)" ;; \
-		2) echo "gcm vaes: skipped: $${w:-this CPU} has no VAES" ;; \
-		*) echo "gcm vaes: skipped: $$w cannot run (exit $$rc)" ;; \
-		esac; \
-	done; \
-	echo "gcm vpclmulqdq, avx512: skipped: neither this CPU nor $(GCM_QEMU) has them, no such level (gcm_core.h)"
+	done
 
 gcm-bench: $(OUT)/gcm_native
 	@lv=""; for l in $(GCM_LEVELS); do \
 		if $(OUT)/gcm_native supported $$l; then lv="$$lv $$l"; \
-		else echo "gcm $$l: skipped: this CPU lacks its instructions (not timeable here)"; fi; \
+		else echo "gcm $$l: skipped: this CPU lacks $$($(OUT)/gcm_native lacks $$l) (not timeable here)"; fi; \
 	done; \
 	flock $(CPU_LOCK) taskset -c $(GCM_CPU) $(OUT)/gcm_native bench $$lv openssl -r $(GCM_REPS)
 

@@ -4,6 +4,8 @@
  * OpenSSL's EVP AES-128-GCM and AES-256-GCM.
  *
  *   gcm_native supported LEVEL         exit 0 if this CPU runs LEVEL
+ *   gcm_native lacks LEVEL             the CPU features LEVEL needs and
+ *                                      this CPU lacks (exit 0 if any)
  *   gcm_native test LEVEL [N]          known answers, then N random cases
  *                                      against OpenSSL (default 3000)
  *   gcm_native bench LEVEL... [-r R]   TSC cycles per byte, best of R runs,
@@ -31,7 +33,8 @@
 #define MAXPIECES	6
 
 static const struct gcm_impl *const levels[] = {
-	&gcm_impl_aesni, &gcm_impl_aesni_avx,
+	&gcm_impl_aesni, &gcm_impl_aesni_avx, &gcm_impl_vaes_avx2,
+	&gcm_impl_vaes_avx512,
 };
 
 static const struct gcm_impl *level_by_name(const char *name)
@@ -44,15 +47,79 @@ static const struct gcm_impl *level_by_name(const char *name)
 	return NULL;
 }
 
+/*
+ * The CPU features each level needs: its own (level, the index in
+ * levels[]) and those of the levels below it; named as /proc/cpuinfo does.
+ */
+static struct {
+	const char *name;
+	unsigned int level;
+	bool have;
+} features[] = {
+	{ "aes", 0, false }, { "pclmulqdq", 0, false },
+	{ "sse4_1", 0, false }, { "avx", 1, false }, { "avx2", 2, false },
+	{ "vaes", 2, false }, { "vpclmulqdq", 2, false },
+	{ "avx512f", 3, false }, { "avx512vl", 3, false },
+	{ "avx512bw", 3, false },
+};
+
+/* ... except those named in $GCM_HIDE (to try the skips on any CPU) */
+static void cpu_features(void)
+{
+	const char *hide = getenv("GCM_HIDE");
+	static bool done;
+	unsigned int i = 0;
+
+	if (done)
+		return;
+	done = true;
+	__builtin_cpu_init();
+	features[i++].have = __builtin_cpu_supports("aes");
+	features[i++].have = __builtin_cpu_supports("pclmul");
+	features[i++].have = __builtin_cpu_supports("sse4.1");
+	features[i++].have = __builtin_cpu_supports("avx");
+	features[i++].have = __builtin_cpu_supports("avx2");
+	features[i++].have = __builtin_cpu_supports("vaes");
+	features[i++].have = __builtin_cpu_supports("vpclmulqdq");
+	features[i++].have = __builtin_cpu_supports("avx512f");
+	features[i++].have = __builtin_cpu_supports("avx512vl");
+	features[i++].have = __builtin_cpu_supports("avx512bw");
+	for (i = 0; hide && i < sizeof(features) / sizeof(features[0]); i++) {
+		size_t n = strlen(features[i].name);
+		const char *p;
+
+		for (p = strstr(hide, features[i].name); p;
+		     p = strstr(p + 1, features[i].name))
+			if ((p == hide || p[-1] == ' ' || p[-1] == ',') &&
+			    (!p[n] || p[n] == ' ' || p[n] == ','))
+				features[i].have = false;
+	}
+}
+
+/* Prints (with @print) the features this CPU lacks for @l; true if none. */
+static bool level_has(const struct gcm_impl *l, bool print)
+{
+	unsigned int i, lvl = 0;
+	bool ok = true;
+
+	while (levels[lvl] != l)
+		lvl++;
+	cpu_features();
+	for (i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+		if (features[i].level > lvl || features[i].have)
+			continue;
+		if (print)
+			printf("%s%s", ok ? "" : " ", features[i].name);
+		ok = false;
+	}
+	if (print && !ok)
+		printf("\n");
+	return ok;
+}
+
 static bool level_supported(const struct gcm_impl *l)
 {
-	__builtin_cpu_init();
-	if (!__builtin_cpu_supports("aes") || !__builtin_cpu_supports("pclmul") ||
-	    !__builtin_cpu_supports("sse4.1"))
-		return false;
-	if (l == &gcm_impl_aesni)
-		return true;
-	return __builtin_cpu_supports("avx");
+	return level_has(l, false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -82,12 +149,29 @@ static unsigned int unhex(u8 *dst, const char *hex)
 	return n;
 }
 
+/*
+ * Each piece of the text at another level this CPU runs, chosen at random
+ * (every level reads and writes the same key and state: gcm_core.h)
+ */
+static bool mix_levels;
+
+static const struct gcm_impl *piece_level(const struct gcm_impl *l)
+{
+	const struct gcm_impl *m;
+
+	if (!mix_levels)
+		return l;
+	m = levels[rnd() % (sizeof(levels) / sizeof(levels[0]))];
+	return level_supported(m) ? m : l;
+}
+
 /* ours: one message, the text in @npieces calls of random lengths */
 static void ours(const struct gcm_impl *l, const struct gcm_key *k,
 		 const u8 *nonce, const u8 *ad, unsigned int adlen, u8 *dst,
 		 const u8 *src, unsigned int len, bool enc, u8 *tag,
 		 unsigned int npieces)
 {
+	const struct gcm_impl *p;
 	struct gcm_state st;
 	unsigned int off = 0, n;
 
@@ -96,10 +180,12 @@ static void ours(const struct gcm_impl *l, const struct gcm_key *k,
 		n = rnd() % (len - off + 1);
 		if (rnd() & 1)
 			n %= 40;
-		(enc ? l->enc : l->dec)(k, &st, dst + off, src + off, n);
+		p = piece_level(l);
+		(enc ? p->enc : p->dec)(k, &st, dst + off, src + off, n);
 		off += n;
 	}
-	(enc ? l->enc : l->dec)(k, &st, dst + off, src + off, len - off);
+	p = piece_level(l);
+	(enc ? p->enc : p->dec)(k, &st, dst + off, src + off, len - off);
 	l->finish(k, &st, tag);
 }
 
@@ -134,6 +220,32 @@ static int fail(const char *what, unsigned int len, unsigned int adlen,
 	fprintf(stderr, "gcm test: %s: len %u adlen %u key %u bits\n", what,
 		len, adlen, keylen * 8);
 	return 1;
+}
+
+/*
+ * The module's load-time known answers (gcm_kat.c): every case passes, and
+ * fails when told to expect a wrong tag.
+ */
+static int test_kat_long(const struct gcm_impl *l, unsigned int *cases)
+{
+	static struct gcm_kat_work w;
+	unsigned int i;
+
+	for (i = 0; i < gcm_kat_cases(); i++) {
+		const char *bad = NULL;
+
+		if (!gcm_known_answer(l, i, &w, false))
+			bad = "fails";
+		else if (gcm_known_answer(l, i, &w, true))
+			bad = "passes with a wrong tag";
+		if (bad) {
+			fprintf(stderr, "gcm test: gcm_kat_long.h case %u %s\n",
+				i, bad);
+			return 1;
+		}
+		*cases += 2;
+	}
+	return 0;
 }
 
 static int test_kat(const struct gcm_impl *l, unsigned int *cases)
@@ -185,7 +297,7 @@ static int test_kat(const struct gcm_impl *l, unsigned int *cases)
 				    al, kl);
 		++*cases;
 	}
-	return 0;
+	return test_kat_long(l, cases);
 }
 
 static unsigned int rand_len(unsigned int i)
@@ -238,10 +350,12 @@ static int test_random(const struct gcm_impl *l, unsigned int n,
 		if (memcmp(dst, ref, len) || memcmp(tag, rtag, 16))
 			return fail("encrypt differs from OpenSSL", len, al, kl);
 
-		/* decrypt OpenSSL's */
+		/* decrypt OpenSSL's, the pieces at random levels */
 		memcpy(dst, ref, len);
+		mix_levels = true;
 		ours(l, &k, nonce, ad, al, dst, dst, len, false, tag,
 		     1 + rnd() % MAXPIECES);
+		mix_levels = false;
 		if (memcmp(dst, pt, len) || memcmp(tag, rtag, 16))
 			return fail("decrypt differs from OpenSSL", len, al, kl);
 
@@ -273,7 +387,7 @@ static int cmd_test(const struct gcm_impl *l, unsigned int n)
 	err = test_kat(l, &cases);
 	if (!err)
 		err = test_random(l, n, &cases);
-	printf("gcm %s: %s, %u cases (known answers and %u random messages, lengths 0..%u, AD 0..%u, against OpenSSL %s)\n",
+	printf("gcm %s: %s, %u cases (known answers and %u random messages, lengths 0..%u, AD 0..%u, forgeries; decryptions in pieces at random levels; against OpenSSL %s)\n",
 	       l->name, err ? "FAILED" : "passed", cases, n, MAXLEN, MAXAD,
 	       OpenSSL_version(OPENSSL_VERSION));
 	return err;
@@ -433,10 +547,12 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[1], "supported"))
 		return l && level_supported(l) ? 0 : 1;
+	if (argc > 2 && !strcmp(argv[1], "lacks") && l)
+		return level_has(l, true) ? 1 : 0;
 	if (argc > 2 && !strcmp(argv[1], "test") && l) {
 		if (!level_supported(l)) {
-			printf("gcm %s: skipped: this CPU lacks its instructions\n",
-			       l->name);
+			printf("gcm %s: skipped: this CPU lacks ", l->name);
+			level_has(l, true);
 			return 0;
 		}
 		return cmd_test(l, argc > 3 ? atoi(argv[3]) : 3000);
