@@ -125,6 +125,9 @@ for k in "${KVERS[@]}"; do
 	# CPU hotplug with more than one CPU to hand an offline CPU's SAs to
 	vm_selftests "$k 4 CPUs" "$LOG/vm-$k-smp4" 600 \
 		SELFTESTS="24" VM_ENV="SELFTESTS" SMP=4
+	# where the RX homes go: CPU 3 possible but not online (maxcpus=), CPU 1 isolated
+	vm_selftests "$k homes" "$LOG/vm-$k-homes" 600 \
+		SELFTESTS="23" VM_ENV="SELFTESTS" SMP=4 VM_APPEND="maxcpus=3 isolcpus=1"
 done
 
 # ---- make bench: the analysis (medians, ceiling, goal ratios) of a made-up run
