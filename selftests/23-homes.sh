@@ -21,7 +21,7 @@ cpu_list() {
 
 # the CPUs homes may be on: online, not isolated, not nohz_full (all online if none)
 home_cpus_expected() {
-	local c out= skip
+	local c out="" skip
 	skip=" $(cpu_list "$(cat /sys/devices/system/cpu/isolated 2>/dev/null)") $(cpu_list "$(cat /sys/devices/system/cpu/nohz_full 2>/dev/null)") "
 	for c in $(cpu_list "$(cat /sys/devices/system/cpu/online)"); do
 		case $skip in *" $c "*) ;; *) out="$out $c" ;; esac
@@ -56,8 +56,8 @@ homes_ok() {
 
 # homes_expect NAME: homes_ok within 20 s (a rebalance moves one slot at a time)
 homes_expect() {
-	local i
-	for i in $(seq 1 80); do
+	local _
+	for _ in $(seq 1 80); do
 		homes_ok && break
 		sleep 0.25
 	done

@@ -94,7 +94,7 @@ else
 	fi
 	ns_cleanup
 	# the devices come back to the initial namespace once theirs are gone
-	for i in $(seq 1 40); do
+	for _ in $(seq 1 40); do
 		rmmod esp_nicsim 2>/dev/null && break
 		flush_defer_lists
 		sleep 0.25
