@@ -257,6 +257,16 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	skb->encap_hdr_csum = 1;
 	xo->flags |= XFRM_GSO_SEGMENT;
 
+	if (unlikely(x->xso.dev)) {
+		/* a NIC's SA: segments for eso_nic_xmit() to number (tx_nic.c) */
+		segs = eso_segment_inner(x, skb,
+					 eso_nic_gso_features(x, dev, features,
+							      ipv6), ipv6);
+		if (IS_ERR_OR_NULL(segs))
+			goto bad;
+		return segs;
+	}
+
 	/*
 	 * The inner checksum is computed here, in software. Segments to be
 	 * encrypted are copies, encrypted in place: the copy and the

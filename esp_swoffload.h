@@ -15,6 +15,7 @@
  *   rx_decap.c     RX: a run of one SA's packets finished without xfrm_input()
  *   tx_order.c     TX: an SA's packets reach the device in number order
  *   tx_pages.c     TX: segment payloads copied into recycled pages
+ *   tx_nic.c       TX of SAs whose crypto a NIC does, as esp4_offload's
  *   stats.c        per-netns counters in /proc/net/esp_swoffload
  *   debugfs.c      switches for tests in /sys/kernel/debug/esp_swoffload
  */
@@ -157,6 +158,13 @@ int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 			 struct sk_buff *skb, unsigned int reserved,
 			 unsigned int n);
 
+/* tx_nic.c */
+netdev_features_t eso_nic_gso_features(struct xfrm_state *x,
+				       struct net_device *dev,
+				       netdev_features_t features, bool ipv6);
+int eso_nic_xmit(struct xfrm_state *x, struct sk_buff *skb,
+		 netdev_features_t features, bool ipv6);
+
 /* tx_pages.c */
 struct esp_info;
 int eso_tx_pages_init(void);
@@ -171,6 +179,10 @@ void eso_hooks_init(void);
 bool eso_esp6_get(void);
 void eso_esp6_put(void);
 struct crypto_aead *eso_batch_aead(struct xfrm_state *x);
+int eso_output_head(struct xfrm_state *x, struct sk_buff *skb,
+		    struct esp_info *esp, bool ipv6);
+int eso_output_tail(struct xfrm_state *x, struct sk_buff *skb,
+		    struct esp_info *esp, bool ipv6);
 struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 				     struct crypto_aead *child,
 				     struct sk_buff *segs,

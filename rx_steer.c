@@ -14,8 +14,8 @@
  * (TcpExtTCPSACKReorder, TcpExtTCPDSACKRecv, no drop counter moves).
  *
  * What: the GRO callback validates the packet and appends it to a FIFO on
- * the SA's home CPU (chosen by hashing the SPI over the possible CPUs, as
- * RSS would choose a queue); a NAPI instance per CPU drains that FIFO into
+ * the SA's home CPU (chosen by hashing the SPI over the online housekeeping
+ * CPUs, as RSS would choose a queue); a NAPI instance per CPU drains that FIFO into
  * xfrm_input(). One FIFO and one CPU per SA keep the order from the wire
  * to TCP, and the decryption moves off the CPU that received the packet,
  * which on veth is also the one that sent it.
@@ -37,11 +37,14 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/jhash.h>
 #include <linux/netdevice.h>
+#include <linux/sched/isolation.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/xfrm.h>
@@ -70,10 +73,15 @@ struct eso_rxq {
 static DEFINE_PER_CPU_ALIGNED(struct eso_rxq, eso_rxqs);
 static bool eso_rx_blocked(struct sk_buff *skb);
 static void eso_home_via_xfrm(__be32 spi);
+static void eso_rxq_wake(struct eso_rxq *rq, unsigned int cpu);
 static struct net_device *eso_napi_dev;
-static unsigned int *eso_home_cpus;
-static unsigned int eso_nr_home_cpus;
 static enum cpuhp_state eso_cpuhp_state;
+
+/*
+ * Module exit has begun: no queue throttles any more, so none arms the
+ * watchdog (eso_rx_steer_exit()).
+ */
+static bool eso_rx_stopping;
 
 /* debugfs: N hands each packet to xfrm on the CPU that took it at GRO */
 static bool rx_steer = true;
@@ -193,7 +201,8 @@ static bool eso_rxq_throttle(struct eso_rxq *rq)
 {
 	int cap = eso_rx_async_cap();
 
-	if (likely(atomic_read(&eso_rx_inflight) < cap))
+	if (likely(atomic_read(&eso_rx_inflight) < cap) ||
+	    unlikely(READ_ONCE(eso_rx_stopping)))
 		return false;
 
 	if (!test_and_set_bit(0, &rq->throttled))
@@ -253,11 +262,24 @@ static int eso_rxq_poll(struct napi_struct *napi, int budget)
 	 * went offline (dev_cpu_dead()). Deliver nothing: the inner packets
 	 * would go up through this CPU's gro_cells, and the heir's later ones
 	 * through the heir's, and those can overtake these. The packets wait
-	 * for eso_rxq_leave() to hand them over, or to wake the NAPI on its
-	 * CPU if that came back.
+	 * for eso_rxq_leave() to hand them over, or for the NAPI to poll on
+	 * its CPU once that is back.
+	 *
+	 * A wake meant for that CPU (an IPI: eso_rxq_leave()'s, a move's end,
+	 * an enqueue) that comes while the NAPI is still scheduled here only
+	 * sets NAPIF_STATE_MISSED. napi_complete_done() then schedules it
+	 * again, but on this CPU (__napi_schedule(), net/core/dev.c, 6.1 and
+	 * 6.12 alike), where it only comes back here; the wake is lost, and
+	 * with packets queued no enqueue wakes the queue again (eso_rx_steer()
+	 * wakes an empty one only). So once the NAPI completes for good, wake
+	 * it on its CPU if that is online and packets wait. MISSED is set only
+	 * by a wake, so the polls here end. Offline, eso_rxq_leave() runs after
+	 * this CPU is gone and wakes the queue it hands them to.
 	 */
 	if (unlikely(rq->cpu != smp_processor_id())) {
-		napi_complete(napi);
+		if (napi_complete(napi) && cpu_online(rq->cpu) &&
+		    !skb_queue_empty_lockless(&rq->q))
+			eso_rxq_wake(rq, rq->cpu);
 		return 0;
 	}
 
@@ -344,10 +366,9 @@ static void eso_rxq_wake(struct eso_rxq *rq, unsigned int cpu)
 /* In flight fell to half the cap: wake every throttled queue. */
 static void eso_rx_unthrottle(void)
 {
-	unsigned int i;
+	unsigned int cpu;
 
-	for (i = 0; i < eso_nr_home_cpus; i++) {
-		unsigned int cpu = eso_home_cpus[i];
+	for_each_possible_cpu(cpu) {
 		struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, cpu);
 
 		if (test_bit(0, &rq->throttled) &&
@@ -422,11 +443,13 @@ static void eso_rx_watchdog_fn(struct timer_list *t)
 
 /*
  * Homes. SPIs hash to ESO_HOME_SLOTS slots, each with its home CPU; the SAs
- * of one slot share it, and so their order. A home starts where the slot's
- * hash puts it, as RSS would, and moves when the GRO callback keeps taking
- * the slot's packets on the home CPU itself: then decryption competes with
- * whatever brings the packets in (on veth: the sender, since veth's NAPI
- * runs where it transmits) while the aim was to take it off that CPU.
+ * of one slot share it, and so their order. The homes start spread evenly
+ * over the home CPUs (eso_homes_place()), as RSS spreads queues, are
+ * spread again after CPU hotplug (eso_rebalance_fn()), and move when the
+ * GRO callback keeps taking the slot's packets on the home CPU itself:
+ * then decryption competes with whatever brings the packets in (on veth:
+ * the sender, since veth's NAPI runs where it transmits) while the aim was
+ * to take it off that CPU.
  *
  * A move must not reorder. The inner packets xfrm decapsulated on the old
  * home sit in that CPU's gro_cells, the new home's in its own, and either
@@ -466,7 +489,6 @@ static void eso_rx_watchdog_fn(struct timer_list *t)
 
 struct eso_home {
 	unsigned int cpu;	/* moves under the old home's q.lock */
-	unsigned int hashed;	/* where the hash put it; CPU 0 before init */
 	bool blocked;		/* moved; the old home has not drained yet */
 	bool via_xfrm;		/* a packet went to xfrm_input() since the last move */
 	unsigned int seen;	/* packets taken at GRO in this window */
@@ -483,7 +505,8 @@ static struct {
 	unsigned long target;		/* from's queue: packets to dequeue */
 	unsigned int offlined;		/* from's, when the move started */
 	unsigned long deadline;		/* jiffies */
-	struct net *net;		/* where to count a forced move */
+	struct net *net;		/* where to count it; NULL: nowhere */
+	bool stop;			/* module exit: end it now */
 	struct hrtimer timer;		/* pinned on from */
 	call_single_data_t csd;		/* starts the timer on from */
 } eso_move = {
@@ -493,35 +516,103 @@ static struct {
 static bool rx_rehome = true;
 
 /*
- * The CPU that serves a home hashed to @cpu: itself if online, else the
- * next online one (a possible CPU that is not online: the hotplug slots
- * many VMs have). Called with CPU hotplug held off.
+ * The CPUs a home may be on: the online ones the kernel keeps for
+ * housekeeping, neither isolated from the scheduler (isolcpus=, the
+ * default "domain" flag) nor tickless (nohz_full=). A home takes
+ * decryption and IPIs, which is the work those CPUs were set apart from.
+ * The housekeeping masks are fixed at boot: eso_hk_cpus is their
+ * intersection, taken at init. Should every housekeeping CPU be offline,
+ * any online CPU will do.
  */
-static unsigned int eso_home_online(unsigned int cpu)
+static cpumask_var_t eso_hk_cpus;
+
+static bool eso_home_cpu_ok(unsigned int cpu)
 {
-	if (cpu_online(cpu))
-		return cpu;
-	return cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
+	if (!cpu_online(cpu))
+		return false;
+	return cpumask_test_cpu(cpu, eso_hk_cpus) ||
+	       !cpumask_intersects(eso_hk_cpus, cpu_online_mask);
 }
 
 /*
- * Every home where its hash put it, on an online CPU. Called with CPU
- * hotplug held off (cpus_read_lock()) and eso_move.lock held, no move
- * under way.
+ * The home CPU after @cpu, wrapping around; @cpu itself if it is the only
+ * one. Called with CPU hotplug held off, or from eso_home_note(), which
+ * tolerates an answer gone stale (eso_rehome_start() checks again).
+ */
+static unsigned int eso_home_next(unsigned int cpu)
+{
+	unsigned int next;
+
+	next = cpumask_next_and(cpu, eso_hk_cpus, cpu_online_mask);
+	if (next >= nr_cpu_ids)
+		next = cpumask_first_and(eso_hk_cpus, cpu_online_mask);
+	if (next >= nr_cpu_ids)
+		next = cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
+	return next;
+}
+
+/*
+ * Every home in its even place: slot i on the i-th home CPU, modulo their
+ * number. Not over the possible CPUs: those that are not online (the
+ * hot-add slots many VMs have, maxcpus=, nosmt) would all hand their
+ * share to the next online CPU. Called with CPU hotplug held off
+ * (cpus_read_lock()) and eso_move.lock held, no move under way.
  */
 static void eso_homes_place(void)
 {
-	unsigned int i;
+	unsigned int i, cpu = nr_cpu_ids - 1;
 
 	for (i = 0; i < ESO_HOME_SLOTS; i++) {
 		struct eso_home *h = &eso_homes[i];
 
-		WRITE_ONCE(h->cpu, eso_home_online(h->hashed));
+		cpu = eso_home_next(cpu);
+		WRITE_ONCE(h->cpu, cpu);
 		h->seen = 0;
 		h->local = 0;
 		h->moved = jiffies - ESO_REHOME_HOLD - 1;	/* free to move */
 	}
 }
+
+/* rx_homes: the home CPUs, then each CPU that is one or holds slots */
+static int eso_homes_show(struct seq_file *m, void *v)
+{
+	unsigned int *count, i, cpu;
+
+	count = kcalloc(nr_cpu_ids, sizeof(*count), GFP_KERNEL);
+	if (!count)
+		return -ENOMEM;
+	cpus_read_lock();
+	for (i = 0; i < ESO_HOME_SLOTS; i++)
+		count[READ_ONCE(eso_homes[i].cpu)]++;
+	seq_puts(m, "home_cpus");
+	for_each_online_cpu(cpu)
+		if (eso_home_cpu_ok(cpu))
+			seq_printf(m, " %u", cpu);
+	seq_puts(m, "\n");
+	for_each_possible_cpu(cpu)
+		if (count[cpu] || eso_home_cpu_ok(cpu))
+			seq_printf(m, "%u %u\n", cpu, count[cpu]);
+	cpus_read_unlock();
+	kfree(count);
+	return 0;
+}
+
+static int eso_homes_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, eso_homes_show, NULL);
+}
+
+/*
+ * No .owner, as debugfs.c's files: an open file must not pin the module;
+ * debugfs_remove_recursive() waits for reads under way, and what runs at
+ * close is seq_file's own.
+ */
+static const struct file_operations eso_homes_fops = {
+	.open		= eso_homes_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
 
 static void eso_homes_reset(void)
 {
@@ -619,7 +710,7 @@ static void eso_rehome_finish(bool forced)
 	struct net *net = eso_move.net;
 	unsigned int to = eso_move.to;
 
-	if (forced)
+	if (forced && net)
 		eso_count(net, ESO_RX_REHOME_FORCED);
 	/* only the new home hands the slot's packets over from now on */
 	WRITE_ONCE(h->via_xfrm, false);
@@ -627,7 +718,8 @@ static void eso_rehome_finish(bool forced)
 	/* the move's fields are read; the next move may now overwrite them */
 	smp_store_release(&eso_move.home, NULL);
 	eso_rxq_wake(per_cpu_ptr(&eso_rxqs, to), to);
-	put_net(net);
+	if (net)
+		put_net(net);
 }
 
 /* Has the old home taken out every packet queued before the switch? */
@@ -665,6 +757,11 @@ static bool eso_rehome_try_finish(void)
 {
 	bool late = time_after(jiffies, eso_move.deadline);
 
+	if (unlikely(READ_ONCE(eso_move.stop))) {
+		/* eso_rx_steer_exit() has delivered the old home's packets */
+		eso_rehome_finish(true);
+		return true;
+	}
 	if (!eso_rehome_dequeued())
 		return false;
 	if (smp_processor_id() != eso_move.from) {
@@ -708,18 +805,21 @@ static void eso_rehome_arm(void *unused)
 }
 
 /*
- * Move @h's home from @from to @to (see eso_homes). Softirq context, from
- * the GRO callback; gives up quietly if another move is under way.
+ * Move @h's home from @from to @to (see eso_homes), counted in @net unless
+ * NULL. Softirq context, from the GRO callback, or bottom halves off, from
+ * eso_rebalance_fn(); gives up quietly (false) if another move is under
+ * way.
  */
-static void eso_rehome_start(struct eso_home *h, unsigned int from,
+static bool eso_rehome_start(struct eso_home *h, unsigned int from,
 			     unsigned int to, struct net *net)
 {
 	struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, from);
+	bool started = false;
 
 	if (to >= nr_cpu_ids || to == from)
-		return;
+		return false;
 	if (!spin_trylock(&eso_move.lock))
-		return;
+		return false;
 	/* the timer's last run may still be returning, on the last from */
 	if (eso_move.home || hrtimer_active(&eso_move.timer))
 		goto unlock;
@@ -729,14 +829,17 @@ static void eso_rehome_start(struct eso_home *h, unsigned int from,
 	 */
 	if (!cpu_online(from) || !cpu_online(to))
 		goto unlock;
-	net = maybe_get_net(net);
-	if (!net)
-		goto unlock;
+	if (net) {
+		net = maybe_get_net(net);
+		if (!net)
+			goto unlock;
+	}
 
 	spin_lock(&rq->q.lock);
 	if (READ_ONCE(h->cpu) != from) {
 		spin_unlock(&rq->q.lock);
-		put_net(net);
+		if (net)
+			put_net(net);
 		goto unlock;
 	}
 	h->moved = jiffies;
@@ -757,7 +860,9 @@ static void eso_rehome_start(struct eso_home *h, unsigned int from,
 	 */
 	smp_store_release(&h->cpu, to);
 	spin_unlock(&rq->q.lock);
-	eso_count(net, ESO_RX_REHOMED);
+	if (net)
+		eso_count(net, ESO_RX_REHOMED);
+	started = true;
 
 	if (from == smp_processor_id()) {
 		eso_rehome_arm(NULL);
@@ -770,6 +875,7 @@ static void eso_rehome_start(struct eso_home *h, unsigned int from,
 	}
 unlock:
 	spin_unlock(&eso_move.lock);
+	return started;
 }
 
 /*
@@ -811,9 +917,7 @@ static void eso_home_note(struct eso_home *h, unsigned int home,
 		}
 		return;
 	}
-	eso_rehome_start(h, home,
-			 cpumask_next_wrap(home, cpu_online_mask, home, false),
-			 net);
+	eso_rehome_start(h, home, eso_home_next(home), net);
 }
 
 /* The home's queue must not hand @skb to xfrm yet: see eso_homes. */
@@ -980,7 +1084,8 @@ static void eso_homes_leave(unsigned int cpu, unsigned int to)
 /*
  * Where @cpu's slots and queue go: the new home of a move off @cpu under
  * way, so that its packets from @cpu's queue land in front of the ones it
- * holds back; else the next online CPU.
+ * holds back; else the next home CPU. eso_rebalance_fn() spreads them
+ * out afterwards.
  */
 static unsigned int eso_rxq_heir(unsigned int cpu)
 {
@@ -990,7 +1095,7 @@ static unsigned int eso_rxq_heir(unsigned int cpu)
 	if (READ_ONCE(eso_move.home) && eso_move.from == cpu)
 		to = eso_move.to;
 	else
-		to = cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
+		to = eso_home_next(cpu);
 	spin_unlock_bh(&eso_move.lock);
 	return to;
 }
@@ -1015,6 +1120,89 @@ static void eso_rxq_hand_over(struct eso_rxq *rq, struct eso_rxq *heir)
 	if (READ_ONCE(eso_move.home) && eso_move.from == heir->cpu &&
 	    (long)(heir->dequeued - eso_move.target) < 0)
 		eso_move.target += n;
+}
+
+/*
+ * Spread the homes evenly again once a CPU came or went: one that went
+ * gave every slot it had to one heir (eso_rxq_leave()), and one that came
+ * has none. One slot at a time, by the same move as eso_home_note()'s
+ * (eso_homes, so without reordering), from the home CPU with the most
+ * slots (or any other online CPU that holds some) to the one with the
+ * fewest, until their counts differ by at most one. Slots that moved
+ * within ESO_REHOME_HOLD are passed over where another will do: traffic
+ * moved them there. At most ESO_REBALANCE_TRIES moves tried per hotplug
+ * event, so that eso_home_note() moving slots back cannot keep this going.
+ */
+#define ESO_REBALANCE_TRIES	(2 * ESO_HOME_SLOTS)
+static void eso_rebalance_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(eso_rebalance, eso_rebalance_fn);
+static unsigned int *eso_home_count;	/* per CPU, for eso_rebalance_fn() */
+static unsigned int eso_rebalance_left;
+
+static void eso_rebalance_kick(void)
+{
+	WRITE_ONCE(eso_rebalance_left, ESO_REBALANCE_TRIES);
+	mod_delayed_work(system_wq, &eso_rebalance, 0);
+}
+
+/* The slot to move off @cpu: the last one there, one not moved lately if any. */
+static struct eso_home *eso_rebalance_pick(unsigned int cpu)
+{
+	struct eso_home *h, *any = NULL;
+	unsigned int i;
+
+	for (i = ESO_HOME_SLOTS; i-- > 0;) {
+		h = &eso_homes[i];
+		if (READ_ONCE(h->cpu) != cpu)
+			continue;
+		if (time_after(jiffies, READ_ONCE(h->moved) + ESO_REHOME_HOLD))
+			return h;
+		any = any ?: h;
+	}
+	return any;
+}
+
+static void eso_rebalance_fn(struct work_struct *work)
+{
+	unsigned int *count = eso_home_count;
+	unsigned int i, cpu, hi = nr_cpu_ids, lo = nr_cpu_ids;
+	unsigned int stray = nr_cpu_ids;
+	struct eso_home *h;
+
+	cpus_read_lock();
+	if (READ_ONCE(eso_move.home))
+		goto again;	/* one at a time */
+	memset(count, 0, nr_cpu_ids * sizeof(*count));
+	for (i = 0; i < ESO_HOME_SLOTS; i++)
+		count[READ_ONCE(eso_homes[i].cpu)]++;
+	for_each_online_cpu(cpu) {
+		if (!eso_home_cpu_ok(cpu)) {
+			if (count[cpu] && stray >= nr_cpu_ids)
+				stray = cpu;
+			continue;
+		}
+		if (lo >= nr_cpu_ids || count[cpu] < count[lo])
+			lo = cpu;
+		if (hi >= nr_cpu_ids || count[cpu] > count[hi])
+			hi = cpu;
+	}
+	if (stray < nr_cpu_ids)
+		hi = stray;
+	else if (lo >= nr_cpu_ids || count[hi] <= count[lo] + 1)
+		goto out;	/* balanced; slots of offline CPUs: a leave is to come */
+	if (!READ_ONCE(eso_rebalance_left))
+		goto out;
+	WRITE_ONCE(eso_rebalance_left, READ_ONCE(eso_rebalance_left) - 1);
+	h = eso_rebalance_pick(hi);
+	local_bh_disable();
+	if (h)
+		eso_rehome_start(h, hi, lo, NULL);
+	local_bh_enable();
+again:
+	/* the move ends within ESO_REHOME_MAX * 2 */
+	queue_delayed_work(system_wq, &eso_rebalance, 1);
+out:
+	cpus_read_unlock();
 }
 
 /*
@@ -1084,6 +1272,8 @@ wake:
 		eso_rxq_wake(heir, to);
 	local_bh_enable();
 	WRITE_ONCE(rq->left, offlined);
+	if (heir != rq)
+		eso_rebalance_kick();
 	cpus_read_unlock();
 }
 
@@ -1096,20 +1286,31 @@ static int eso_rx_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * Before @cpu is online; the work waits for the whole operation to end
+ * (cpus_read_lock()).
+ */
+static int eso_rx_cpu_up(unsigned int cpu)
+{
+	eso_rebalance_kick();
+	return 0;
+}
+
 int eso_rx_steer_init(void)
 {
-	unsigned int cpu, n = 0;
+	unsigned int cpu;
 	int err;
 
-	eso_home_cpus = kcalloc(num_possible_cpus(), sizeof(*eso_home_cpus),
-				GFP_KERNEL);
-	if (!eso_home_cpus)
+	eso_home_count = kcalloc(nr_cpu_ids, sizeof(*eso_home_count),
+				 GFP_KERNEL);
+	if (!eso_home_count)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu)
-		eso_home_cpus[n++] = cpu;
-	eso_nr_home_cpus = n;
-	for (n = 0; n < ESO_HOME_SLOTS; n++)
-		eso_homes[n].hashed = eso_home_cpus[n % eso_nr_home_cpus];
+	if (!zalloc_cpumask_var(&eso_hk_cpus, GFP_KERNEL)) {
+		kfree(eso_home_count);
+		return -ENOMEM;
+	}
+	cpumask_and(eso_hk_cpus, housekeeping_cpumask(HK_TYPE_DOMAIN),
+		    housekeeping_cpumask(HK_TYPE_TICK));
 
 	hrtimer_init(&eso_move.timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_PINNED_HARD);
@@ -1120,7 +1321,8 @@ int eso_rx_steer_init(void)
 	eso_rx_last_done = jiffies;	/* "no completion yet" is not stale */
 	eso_napi_dev = eso_alloc_napi_dev();
 	if (!eso_napi_dev) {
-		kfree(eso_home_cpus);
+		free_cpumask_var(eso_hk_cpus);
+		kfree(eso_home_count);
 		return -ENOMEM;
 	}
 
@@ -1142,7 +1344,8 @@ int eso_rx_steer_init(void)
 	eso_homes_place();
 	spin_unlock_bh(&eso_move.lock);
 	err = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_BP_PREPARE_DYN,
-						   ESO_NAME ":rxq", NULL,
+						   ESO_NAME ":rxq",
+						   eso_rx_cpu_up,
 						   eso_rx_cpu_dead);
 	cpus_read_unlock();
 	if (err < 0) {
@@ -1155,10 +1358,16 @@ int eso_rx_steer_init(void)
 	eso_debugfs_u32("rx_async_max", &rx_async_max);
 	eso_debugfs_bool_hook("rx_rehome", &rx_rehome, eso_rehome_set);
 	eso_debugfs_u32("rx_rehome_every", &rx_rehome_every);
+	debugfs_create_file("rx_homes", 0400, eso_debugfs_dir(), NULL,
+			    &eso_homes_fops);
 	return 0;
 }
 
-/* Called once nothing can enqueue any more (GRO callback unregistered). */
+/*
+ * Called once nothing can enqueue any more (GRO callback unregistered)
+ * and no completion reaches eso_rx_finished() (eso_rx_cb_exit()). Ends
+ * in bounded time whatever CPUs come and go meanwhile.
+ */
 void eso_rx_steer_exit(void)
 {
 	unsigned int cpu;
@@ -1166,34 +1375,70 @@ void eso_rx_steer_exit(void)
 	if (eso_cpuhp_state > 0)
 		cpuhp_remove_state_nocalls(eso_cpuhp_state);
 	eso_cpuhp_state = 0;
-	/* a settle work is queued only by eso_rxq_leave(), which flushes it */
+	/*
+	 * No leave work, nor rebalance, from here on: the queues they would
+	 * hand over are delivered below, and a move waiting for one
+	 * (eso_rehome_from_left()) is ended below. A settle work is queued
+	 * only by eso_rxq_leave(), which flushes it.
+	 */
 	for_each_possible_cpu(cpu)
 		cancel_work_sync(&per_cpu_ptr(&eso_rxqs, cpu)->leave);
+	cancel_delayed_work_sync(&eso_rebalance);
+
 	/*
-	 * A move holds a netns reference. It ends soon after its old home
-	 * has dequeued what it held, and the NAPIs still run here.
+	 * Before waiting for the IPIs: the watchdog sends some (through
+	 * eso_rx_unthrottle()), and one sent after the wait below would run
+	 * eso_rxq_kick() once the module is gone. No queue throttles from
+	 * here on, so none arms it again: the polls that may not have seen
+	 * eso_rx_stopping are softirqs, which synchronize_rcu() waits for,
+	 * and eso_home_note(), the other caller of mod_timer(), runs from the
+	 * GRO callback only. Then the marks go: nothing is left to clear them.
 	 */
-	while (smp_load_acquire(&eso_move.home))	/* pairs with eso_rehome_finish() */
-		msleep(20);
-	hrtimer_cancel(&eso_move.timer);
-	/* and the IPI that armed the timer has returned (it ran irqs off) */
+	WRITE_ONCE(eso_rx_stopping, true);
 	synchronize_rcu();
+	del_timer_sync(&eso_rx_watchdog);
+	for_each_possible_cpu(cpu)
+		clear_bit(0, &per_cpu_ptr(&eso_rxqs, cpu)->throttled);
+	atomic_set(&eso_rx_nthrottled, 0);
+
+	/*
+	 * No poll anywhere from here on (a disabled NAPI takes no wake), so
+	 * the queues can be delivered from here. A move under way may wait
+	 * for what nothing will now do: its old home's queue to be delivered
+	 * (by a NAPI, or eso_rxq_leave() if that CPU went offline), and a
+	 * leave work that was cancelled (eso_rehome_from_left()). So deliver
+	 * that queue first, which keeps the order of the slot's packets, and
+	 * stop the move: its timer, or the IPI that starts it, ends it at the
+	 * next look (eso_rehome_try_finish()), ESO_REHOME_POLL_NS at most.
+	 */
+	for_each_possible_cpu(cpu)
+		napi_disable(&per_cpu_ptr(&eso_rxqs, cpu)->napi);
+	/* the move's fields come with it: eso_rehome_start() */
+	if (smp_load_acquire(&eso_move.home)) {
+		eso_rxq_drain(per_cpu_ptr(&eso_rxqs, eso_move.from));
+		WRITE_ONCE(eso_move.stop, true);
+		while (smp_load_acquire(&eso_move.home))	/* eso_rehome_finish() */
+			usleep_range(100, 200);
+	}
+	/* the timer's last run may still be returning */
+	hrtimer_cancel(&eso_move.timer);
 
 	for_each_possible_cpu(cpu) {
 		struct eso_rxq *rq = per_cpu_ptr(&eso_rxqs, cpu);
 
-		napi_disable(&rq->napi);
-		/* an IPI in flight would schedule a NAPI we are deleting */
+		/*
+		 * An IPI in flight (a move's end, or a poll off its CPU
+		 * before napi_disable()) would run our code: wait for it.
+		 * It clears the bit before napi_schedule(), and runs with
+		 * interrupts off: netif_napi_del()'s synchronize_net() waits
+		 * for the rest of it.
+		 */
 		while (test_bit(0, &rq->kick_pending))
 			cpu_relax();
 		eso_rxq_drain(rq);
 		netif_napi_del(&rq->napi);
 	}
-	/*
-	 * Only now: a poll still running on another CPU could have armed it
-	 * again (eso_rxq_throttle()), and it re-arms itself.
-	 */
-	del_timer_sync(&eso_rx_watchdog);
 	eso_free_napi_dev(eso_napi_dev);
-	kfree(eso_home_cpus);
+	free_cpumask_var(eso_hk_cpus);
+	kfree(eso_home_count);
 }

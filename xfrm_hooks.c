@@ -72,6 +72,21 @@ bool eso_esp6_get(void)
 	return false;
 }
 
+/* esp4's or esp6's esp_output_head() and esp_output_tail(), for tx_nic.c */
+int eso_output_head(struct xfrm_state *x, struct sk_buff *skb,
+		    struct esp_info *esp, bool ipv6)
+{
+	return ipv6 ? eso_esp6.output_head(x, skb, esp) :
+		      esp_output_head(x, skb, esp);
+}
+
+int eso_output_tail(struct xfrm_state *x, struct sk_buff *skb,
+		    struct esp_info *esp, bool ipv6)
+{
+	return ipv6 ? eso_esp6.output_tail(x, skb, esp) :
+		      esp_output_tail(x, skb, esp);
+}
+
 /* TFC padding as esp4/esp6 do it, which stock esp4_offload skips. */
 static unsigned int eso_tfc_len(const struct xfrm_state *x,
 				const struct sk_buff *skb)
@@ -337,13 +352,6 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 
 	if (unlikely(!xfrm_offload(skb)))
 		return -EINVAL;
-	if (unlikely(x->xso.dev)) {
-		/* the NIC would expect esp_xmit()'s hand-over, not ciphertext */
-		pr_warn_once(ESO_NAME ": SAs with NIC offload (offload dev %s) are not supported while this module is loaded: their packets are dropped\n",
-			     netdev_name(x->xso.dev));
-		eso_count(xs_net(x), ESO_TX_ERRORS);
-		return -EOPNOTSUPP;
-	}
 
 	/*
 	 * A segment's number was settled at segmentation; a packet xfrm did
@@ -974,15 +982,20 @@ void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
 	kfree_sensitive(mem);
 }
 
+/* A NIC's SA (x->xso.dev) gets what esp4_offload/esp6_offload do: tx_nic.c */
 static int eso_xmit4(struct xfrm_state *x, struct sk_buff *skb,
 		     netdev_features_t features)
 {
+	if (unlikely(x->xso.dev))
+		return eso_nic_xmit(x, skb, features, false);
 	return eso_xmit(x, skb, false);
 }
 
 static int eso_xmit6(struct xfrm_state *x, struct sk_buff *skb,
 		     netdev_features_t features)
 {
+	if (unlikely(x->xso.dev))
+		return eso_nic_xmit(x, skb, features, true);
 	return eso_xmit(x, skb, true);
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/build.sh [KVER] [make args...] - build esp_swoffload.ko for one kernel without
 # touching the source tree: copies *.c *.h *.S Kbuild Makefile into build/<kver>/ and
-# runs kbuild there. KVER: a full version (6.12.95+deb12-amd64) or a prefix (6.1, 6.12)
+# runs kbuild there; the selftests' fixture module (selftests/nicsim) into
+# build/<kver>/nicsim/. KVER: a full version (6.12.95+deb12-amd64) or a prefix (6.1, 6.12)
 # meaning the newest installed match; default 6.1. KDIR=<built kernel tree> builds
 # against that tree instead (make check-debug's). Build log goes to stderr; the last
 # line on stdout is the path of the .ko. Exit status: make's.
@@ -38,6 +39,13 @@ find "$B" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) -d
 )
 echo "build.sh: building in $B for $KVER" >&2
 make -C "$KDIR" M="$B" -j"$(nproc)" "$@" modules >&2
+# the test fixture of selftests/75-nicoffload.sh, next to the module: nicsim/
+if [ -d "$ROOT/selftests/nicsim" ]; then
+	mkdir -p "$B/nicsim"
+	find "$B/nicsim" -maxdepth 1 -type f -name '*.c' -delete
+	cp -p "$ROOT/selftests/nicsim/"*.c "$ROOT/selftests/nicsim/Kbuild" "$B/nicsim/"
+	make -C "$KDIR" M="$B/nicsim" -j"$(nproc)" "$@" modules >&2
+fi
 ko=$(ls "$B"/*.ko 2>/dev/null | head -1)
 [ -n "$ko" ] || { echo "build.sh: no .ko produced in $B" >&2; exit 1; }
 echo "$ko"

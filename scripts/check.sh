@@ -126,6 +126,9 @@ for k in "${KVERS[@]}"; do
 	# four senders into one SA's TX order section
 	vm_selftests "$k 4 CPUs" "$LOG/vm-$k-smp4" 600 \
 		SELFTESTS="24 29" VM_ENV="SELFTESTS" SMP=4
+	# where the RX homes go: CPU 3 possible but not online (maxcpus=), CPU 1 isolated
+	vm_selftests "$k homes" "$LOG/vm-$k-homes" 600 \
+		SELFTESTS="23" VM_ENV="SELFTESTS" SMP=4 VM_APPEND="maxcpus=3 isolcpus=1"
 done
 
 # ---- make bench: the analysis (medians, ceiling, goal ratios) of a made-up run

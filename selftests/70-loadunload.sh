@@ -136,3 +136,91 @@ fi
 t_expect "new SAs use the module (tx_segments)" "$(counter a tx_segments)" -gt 100
 xfrm_flush
 ns_cleanup
+
+# 7. rmmod and insmod again and again while packets of SAs made before the insmod flow:
+# those SAs do not hold the module, and GRO still takes their packets (case 4), so each
+# rmmod runs its exit with queues, moves and timers busy. Their AEAD is pcrypt
+# (asynchronous) and at most one packet may be in asynchronous decryption
+# (rx_async_max=1), so the queues throttle all the time and the watchdog, 1 s after a
+# completion it missed, wakes them with IPIs; the homes move every 64 packets; CPU 1
+# goes offline and online every 0.3 s, so a move's old home may leave with its leave
+# work still to run. Every rmmod must end within 20 s (exit used to wait for a move
+# that only a cancelled leave work could end) and the kernel log stay clean (an IPI
+# the watchdog sent after exit waited for them ran in freed code).
+reload_rounds() {
+	local i rc plug tp inst drv ok=0 thr=0 mv=0
+	ns_setup tso-off
+	tc -n a qdisc replace dev va root pfifo
+	tc -n b qdisc replace dev vb root pfifo
+	# an SA instantiates seqiv over the best rfc4106 driver: pcrypt goes over that
+	xfrm_setup gcm128 transport 4
+	xfrm_flush
+	drv=$(seqiv_driver 'rfc4106(gcm(aes))')
+	inst="pcrypt($drv)"
+	if ! $CU add "$inst"; then
+		t_fail "reloads under async traffic: instantiate $inst"
+		return
+	fi
+	xfrm_setup gcm128 transport 4
+	nsx b timeout 120 iperf3 -s -1 -p 5299 > /dev/null 2>&1 &
+	wait_listen b 5299
+	nsx a timeout 100 iperf3 -c "$ADDR_B" -p 5299 -t 60 > /dev/null 2>&1 &
+	tp=$!
+	( while :; do
+		echo 0 > /sys/devices/system/cpu/cpu1/online; sleep 0.3
+		echo 1 > /sys/devices/system/cpu/cpu1/online; sleep 0.3
+	  done ) &
+	plug=$!
+	for i in $(seq 1 "${RELOAD_ROUNDS:-8}"); do
+		if ! insmod "$ESP_MODULE"; then
+			t_fail "reloads under async traffic: insmod $i"
+			break
+		fi
+		echo 1 > "$KNOBS/rx_async_max"
+		echo 64 > "$KNOBS/rx_rehome_every"
+		sleep "0.$((RANDOM % 9 + 1))"
+		thr=$((thr + $(counter b rx_async_throttled))) mv=$((mv + $(counter b rx_rehomed)))
+		rm -f "$T_TMP/rmmod.rc"
+		( rmmod esp_swoffload; echo $? > "$T_TMP/rmmod.rc" ) &
+		for rc in $(seq 1 80); do
+			[ -s "$T_TMP/rmmod.rc" ] && break
+			sleep 0.25
+		done
+		if [ ! -s "$T_TMP/rmmod.rc" ]; then
+			t_fail "reloads under async traffic: rmmod $i ended within 20 s" \
+				"$(grep -i esp_swoffload /proc/modules)"
+			break
+		fi
+		[ "$(cat "$T_TMP/rmmod.rc")" = 0 ] || unload_module
+		ok=$i
+	done
+	kill $plug; wait $plug 2>/dev/null
+	echo 1 > /sys/devices/system/cpu/cpu1/online
+	kill $tp 2>/dev/null; wait $tp 2>/dev/null
+	t_expect "reloads under async traffic, CPU 1 coming and going: every rmmod ended ($ok of ${RELOAD_ROUNDS:-8})" \
+		"$ok" -eq "${RELOAD_ROUNDS:-8}"
+	# or the rounds proved nothing
+	t_expect "reloads under async traffic: queues throttled before the rmmods (rx_async_throttled $thr)" "$thr" -gt 0
+	t_expect "reloads under async traffic: homes moved before the rmmods (rx_rehomed $mv)" "$mv" -gt 0
+	xfrm_flush
+	ns_cleanup
+	# the SAs go after the xfrm GC and skbs parked on the CPUs' defer lists
+	for rc in $(seq 1 40); do
+		pcrypt_del "$inst" 1 && break
+		flush_defer_lists
+		sleep 0.25
+	done
+	# left behind, it would be the AEAD of every later test's SAs
+	t_check "reloads under async traffic: $inst deleted" \
+		bash -c "! grep -q '^driver.*: $inst\$' /proc/crypto"
+}
+if [ "$(nproc)" -lt 2 ] || [ ! -w /sys/devices/system/cpu/cpu1/online ]; then
+	t_skip "reloads under async traffic" "needs a hotpluggable CPU 1"
+elif ! modprobe -q crypto_user || ! modprobe -q pcrypt; then
+	t_skip "reloads under async traffic" "no crypto_user or pcrypt"
+else
+	lsmod | grep -q '^esp_swoffload ' && unload_module
+	reload_rounds
+	kernel_log_check "reloads under async traffic: kernel log clean"
+fi
+lsmod | grep -q '^esp_swoffload ' || insmod "$ESP_MODULE"
