@@ -14,7 +14,7 @@
 #      are skipped once CHECK_BUDGET seconds (2100) have elapsed), CHECK_LINT (1),
 #      CHECK_DEPS (1), CHECK_INSN (1: calibrate the instruction counter), CHECK_VERBOSE (1: pass every
 #      "# " line from the guests through),
-#      CHECK_VM_TIMEOUT (1500 s per selftests VM), CHECK_PAIR_TIMEOUT (600 s).
+#      CHECK_VM_TIMEOUT (2400 s per selftests VM), CHECK_PAIR_TIMEOUT (600 s).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -117,7 +117,7 @@ for k in "${KVERS[@]}"; do
 	if [ -z "${KO[$k]:-}" ]; then tap fail "$k selftests" "module did not build"; continue; fi
 	# 90-dkms compiles the module inside the emulated guest (~10 min per
 	# kernel): only "make check-dkms" (DKMS_SELFTEST=1) runs it.
-	vm_selftests "$k" "$LOG/vm-$k" "${CHECK_VM_TIMEOUT:-1500}" \
+	vm_selftests "$k" "$LOG/vm-$k" "${CHECK_VM_TIMEOUT:-2400}" \
 		DKMS_SELFTEST="${DKMS_SELFTEST:-0}" VM_ENV="DKMS_SELFTEST"
 	# a host without IPv6: the module must load and carry IPv4 (15-ipv4only.sh)
 	vm_selftests "$k ipv4-only" "$LOG/vm-$k-ipv4only" 600 \

@@ -171,7 +171,7 @@ reload_rounds() {
 		echo 1 > /sys/devices/system/cpu/cpu1/online; sleep 0.3
 	  done ) &
 	plug=$!
-	for i in $(seq 1 "${RELOAD_ROUNDS:-8}"); do
+	for i in $(seq 1 "${RELOAD_ROUNDS:-5}"); do
 		if ! insmod "$ESP_MODULE"; then
 			t_fail "reloads under async traffic: insmod $i"
 			break
@@ -197,8 +197,8 @@ reload_rounds() {
 	kill $plug; wait $plug 2>/dev/null
 	echo 1 > /sys/devices/system/cpu/cpu1/online
 	kill $tp 2>/dev/null; wait $tp 2>/dev/null
-	t_expect "reloads under async traffic, CPU 1 coming and going: every rmmod ended ($ok of ${RELOAD_ROUNDS:-8})" \
-		"$ok" -eq "${RELOAD_ROUNDS:-8}"
+	t_expect "reloads under async traffic, CPU 1 coming and going: every rmmod ended ($ok of ${RELOAD_ROUNDS:-5})" \
+		"$ok" -eq "${RELOAD_ROUNDS:-5}"
 	# or the rounds proved nothing
 	t_expect "reloads under async traffic: queues throttled before the rmmods (rx_async_throttled $thr)" "$thr" -gt 0
 	t_expect "reloads under async traffic: homes moved before the rmmods (rx_rehomed $mv)" "$mv" -gt 0
