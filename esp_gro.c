@@ -10,7 +10,8 @@
  * path, which handles and counts it as the stock kernel does): packets
  * whose IP length does not match the frame (e.g. Ethernet padding, which
  * ip_rcv() trims but GRO does not), ESP-in-UDP (6.12 hands those to us
- * too), and SPIs without an SA. Packets too short to be ESP for their SA
+ * too), ESP inside an outer tunnel before the tunnel device decapsulated
+ * it, and SPIs without an SA. Packets too short to be ESP for their SA
  * are dropped and counted here.
  *
  * When xfrm has finished a packet, eso_rx_finish_cb() sees it: to count
@@ -87,6 +88,20 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 
 	if (eso_gro_is_udp_encap(skb))
 		goto not_ours;	/* ESP in UDP: the stock path's job */
+	/*
+	 * ESP inside an outer tunnel (GRE, IPIP, VXLAN...: encap_mark; FOU
+	 * or GUE: is_fou), met by GRO while it walks the outer headers. The
+	 * stock path has the tunnel decapsulate it first, and netfilter,
+	 * routing (iif, rp_filter, VRF) and xfrm see it come from the tunnel
+	 * device. Taken here, it would come from the device the outer packet
+	 * came in on, past the outer packet's own checks; and the headers
+	 * are not what the rest of this function expects (in 6.12, GRO no
+	 * longer points the network header at the inner IP header). Left
+	 * alone, it comes back to GRO from the tunnel device (gro_cells), as
+	 * a packet of its own: ours then.
+	 */
+	if (NAPI_GRO_CB(skb)->encap_mark || NAPI_GRO_CB(skb)->is_fou)
+		goto not_ours;
 	if (!pskb_pull(skb, offset))
 		return NULL;
 
