@@ -10,13 +10,14 @@
  * path, which handles and counts it as the stock kernel does): packets
  * whose IP length does not match the frame (e.g. Ethernet padding, which
  * ip_rcv() trims but GRO does not), ESP-in-UDP (6.12 hands those to us
- * too), and SPIs without an SA. Packets too short to be ESP for their SA
+ * too), ESP inside an outer tunnel before the tunnel device decapsulated
+ * it, and SPIs without an SA. Packets too short to be ESP for their SA
  * are dropped and counted here.
  *
  * When xfrm has finished a packet, eso_rx_finish_cb() sees it: to count
  * asynchronous decryptions in flight (rx_steer.c) and, once a packet of
- * one of our SAs passed its ICV, to tell the stack the inner checksums
- * are good (see there).
+ * one of our SAs passed its ICV, to tell the stack which checksum the ICV
+ * vouches for (see there).
  */
 
 #include <crypto/aead.h>
@@ -87,6 +88,20 @@ static struct sk_buff *eso_gro_receive(struct sk_buff *skb, bool ipv6)
 
 	if (eso_gro_is_udp_encap(skb))
 		goto not_ours;	/* ESP in UDP: the stock path's job */
+	/*
+	 * ESP inside an outer tunnel (GRE, IPIP, VXLAN...: encap_mark; FOU
+	 * or GUE: is_fou), met by GRO while it walks the outer headers. The
+	 * stock path has the tunnel decapsulate it first, and netfilter,
+	 * routing (iif, rp_filter, VRF) and xfrm see it come from the tunnel
+	 * device. Taken here, it would come from the device the outer packet
+	 * came in on, past the outer packet's own checks; and the headers
+	 * are not what the rest of this function expects (in 6.12, GRO no
+	 * longer points the network header at the inner IP header). Left
+	 * alone, it comes back to GRO from the tunnel device (gro_cells), as
+	 * a packet of its own: ours then.
+	 */
+	if (NAPI_GRO_CB(skb)->encap_mark || NAPI_GRO_CB(skb)->is_fou)
+		goto not_ours;
 	if (!pskb_pull(skb, offset))
 		return NULL;
 
@@ -202,52 +217,82 @@ struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb)
  * A packet that passed its SA's ICV is, bit for bit, what the peer sent:
  * no corruption on the way survives a 64- to 128-bit tag, and the 16-bit
  * one's complement sum of TCP/UDP can only repeat that verdict, by a full
- * pass over every payload byte. So, like WireGuard after Poly1305, mark the
- * inner packet CHECKSUM_UNNECESSARY at every level, and GRO and TCP skip
- * that pass. SAs without an ICV (esp-null with no auth) keep the check.
- * Only SAs this module carries are touched; for them this is also where a
- * packet counts as decrypted.
+ * pass over every payload byte. So, like WireGuard after Poly1305, the
+ * checksum the ICV vouches for (eso_rx_icv_covers()) is marked
+ * CHECKSUM_UNNECESSARY, and GRO and TCP skip that pass. SAs without an ICV
+ * (esp-null with no auth) keep the check. Only SAs this module carries are
+ * touched; for them this is also where a packet counts as decrypted.
  */
 static bool csum_by_icv = true;	/* debugfs: N verifies them all */
 
+/* The checksums an ICV can stand in for: TCP's and UDP's. */
+static bool eso_l4_has_csum(u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP;
+}
+
 /*
- * Whether the ICV covers the inner checksum's whole way: from the host
- * that computed it to the one that checks it. In transport mode the peer
- * is the packet's origin and this host its destination. In tunnel and
- * BEET mode the inner packet may come from a host behind the peer (its
- * checksum then also guards the hop to the peer, which the ICV never saw:
- * the peer forwards without checking it), or go on from here (GRO must
- * still check it before merging a forwarded packet, whose checksum GSO
- * would otherwise recompute over corrupted data). So there only packets
- * the peer itself sent (inner source = the SA's outer source) to a local
- * address count; the rest are checked as on the stock path.
+ * The one rule, for every mode: the ICV covers the ESP payload and nothing
+ * else, so it vouches for one checksum at most, that of a TCP or UDP header
+ * the payload carries directly, and only where that checksum's whole way,
+ * from the host that computed it to the one that checks it, is the way the
+ * ICV covers.
+ *
+ * Which header: in transport mode the payload is the transport packet, of
+ * protocol @nexthdr (the ESP trailer's next header; the IP header still says
+ * ESP when xfrm_rcv_cb() runs). In tunnel mode it is the inner IP packet:
+ * the header is the one its IP header names (no IPv6 extension header in
+ * between), unless the packet is a fragment, whose checksum covers bytes
+ * of other packets. In BEET mode it is the transport packet again, behind
+ * the IP header xfrm rebuilt for it, which names it. Whatever that TCP or
+ * UDP payload carries in turn (VXLAN, say, in UDP) came from elsewhere,
+ * hence csum_level 0: its checksums are checked as on the stock path.
+ * Anything else (GRE, IPIP, ...) is a tunnel whose inner packets may go on
+ * from here, with checksums the peer never looked at: nothing is vouched
+ * for, and the packet keeps CHECKSUM_NONE.
+ *
+ * Whose way: in transport mode the peer is the packet's origin and this
+ * host its destination. In tunnel and BEET mode the inner packet may come
+ * from a host behind the peer (its checksum then also guards the hop to the
+ * peer, which the ICV never saw: the peer forwards without checking it), or
+ * go on from here (GRO must still check it before merging a forwarded
+ * packet, whose checksum GSO would otherwise recompute over corrupted data).
+ * So there only packets the peer itself sent (inner source = the SA's outer
+ * source) to a local address count.
  */
-static bool eso_rx_icv_covers(struct xfrm_state *x, struct sk_buff *skb)
+static bool eso_rx_icv_covers(struct xfrm_state *x, struct sk_buff *skb,
+			      int nexthdr)
 {
 	struct net *net = xs_net(x);
 
 	if (x->props.mode == XFRM_MODE_TRANSPORT)
-		return true;
-	if (ip_hdr(skb)->version == 4)
+		return eso_l4_has_csum(nexthdr);
+	if (ip_hdr(skb)->version == 4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
 		return x->props.family == AF_INET &&
-		       ip_hdr(skb)->saddr == x->props.saddr.a4 &&
-		       __ip_dev_find(net, ip_hdr(skb)->daddr, false);
+		       eso_l4_has_csum(iph->protocol) && !ip_is_fragment(iph) &&
+		       iph->saddr == x->props.saddr.a4 &&
+		       __ip_dev_find(net, iph->daddr, false);
+	}
 	return x->props.family == AF_INET6 &&
+	       eso_l4_has_csum(ipv6_hdr(skb)->nexthdr) &&
 	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &x->props.saddr.in6) &&
 	       ipv6_chk_addr(net, &ipv6_hdr(skb)->daddr, NULL, 0);
 }
 
 /*
- * @skb of our SA @x passed all its checks: trust its inner checksums where
- * the ICV vouches for them. Returns whether it did.
+ * @skb of our SA @x passed all its checks; @nexthdr is its ESP trailer's next
+ * header. Mark the checksum the ICV vouches for as verified, if there is
+ * one. Returns whether there was.
  */
-bool eso_rx_trust_csum(struct xfrm_state *x, struct sk_buff *skb)
+bool eso_rx_trust_csum(struct xfrm_state *x, struct sk_buff *skb, int nexthdr)
 {
 	if (!csum_by_icv || !crypto_aead_authsize(x->data) ||
-	    !eso_rx_icv_covers(x, skb))
+	    !eso_rx_icv_covers(x, skb, nexthdr))
 		return false;
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
-	skb->csum_level = SKB_MAX_CSUM_LEVEL;
+	skb->csum_level = 0;
 	return true;
 }
 
@@ -262,7 +307,8 @@ static void eso_rx_authenticated(struct sk_buff *skb)
 	if (!eso_state_is_ours(x))
 		return;
 	eso_count(xs_net(x), ESO_RX_DECRYPTED);
-	if (eso_rx_trust_csum(x, skb))
+	/* xfrm_input() keeps the last transform's next header there */
+	if (eso_rx_trust_csum(x, skb, XFRM_MODE_SKB_CB(skb)->protocol))
 		eso_count(xs_net(x), ESO_RX_CSUM_BY_ICV);
 }
 

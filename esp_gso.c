@@ -15,6 +15,9 @@
  * header here, once; the shared xfrm_offload is not modified per
  * segment, so nothing depends on the order the segments are later
  * encrypted in.
+ *
+ * Lifetime: xfrm counted the super-packet as one packet; the segments are
+ * counted here, as the peer counts them (eso_count_lifetime()).
  */
 
 #include <crypto/aead.h>
@@ -154,6 +157,40 @@ static bool eso_dev_gso_esp(const struct net_device *dev)
 }
 
 /*
+ * The length of @seg that xfrm_output_one() would count in the SA's lifetime
+ * for it: from behind ESP header and IV (@inner_off from the mac header) to
+ * the end (no trailer yet), i.e. the transport packet in transport mode, the
+ * inner IP packet in tunnel mode, as the peer counts it on the inbound SA.
+ */
+static unsigned int eso_seg_inner_len(const struct sk_buff *seg,
+				      unsigned int inner_off)
+{
+	return seg->len - skb_mac_offset(seg) - inner_off;
+}
+
+/*
+ * xfrm_output_one() counted the super-packet in @x's lifetime as one packet
+ * of its inner length @inner_len; it leaves as @n packets of @bytes in all,
+ * each with its own copy of the inner headers. Count the difference, so
+ * that the packet and byte limits (and a key manager's rekeying on them:
+ * strongSwan's life_packets) see what goes on the wire. xfrm checks the
+ * limits before each packet it numbers: a limit crossed inside a
+ * super-packet takes effect at the SA's next packet, so a hard limit lets
+ * the rest of that super-packet's segments past it.
+ */
+static void eso_count_lifetime(struct xfrm_state *x, unsigned int n,
+			       u64 bytes, unsigned int inner_len)
+{
+	if (n < 2)
+		return;
+	spin_lock(&x->lock);
+	x->curlft.packets += n - 1;
+	if (bytes > inner_len)
+		x->curlft.bytes += bytes - inner_len;
+	spin_unlock(&x->lock);
+}
+
+/*
  * Write each segment's sequence number into its copy of the ESP header,
  * inside the SA's TX order section (tx_order.c), which first settles
  * which numbers they are. xfrm reserved gso_segs of them for the
@@ -162,22 +199,28 @@ static bool eso_dev_gso_esp(const struct net_device *dev)
  * SA) carries gso_segs 0 until something segments it: it got none, and
  * like any segmentation into more than gso_segs it takes fresh numbers
  * now, as does a super-packet that packets numbered after it overtook on
- * the way here.
+ * the way here. Once numbered, the segments count in the SA's lifetime.
  */
 static int eso_number_segments(struct xfrm_state *x, struct sk_buff *skb,
 			       struct sk_buff *segs, unsigned int esp_off,
-			       unsigned int reserved)
+			       unsigned int reserved, unsigned int inner_len)
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
+	unsigned int hlen = sizeof(struct ip_esp_hdr) +
+			    crypto_aead_ivsize(x->data);
 	struct sk_buff *seg, *next;
 	unsigned int n = 0;
+	u64 bytes = 0;
 	int err;
 
-	skb_list_walk_safe(segs, seg, next)
+	skb_list_walk_safe(segs, seg, next) {
+		bytes += eso_seg_inner_len(seg, esp_off + hlen);
 		n++;
+	}
 	err = eso_tx_order_numbers(x, xo, skb, reserved, n);
 	if (err)
 		return err;
+	eso_count_lifetime(x, n, bytes, inner_len);
 
 	n = 0;
 	skb_list_walk_safe(segs, seg, next) {
@@ -201,6 +244,7 @@ static struct sk_buff *eso_finish_segments(struct xfrm_state *x,
 					   struct sk_buff *segs,
 					   unsigned int esp_off,
 					   unsigned int reserved,
+					   unsigned int inner_len,
 					   struct crypto_aead *batch_aead,
 					   bool nocrypt, bool ipv6)
 {
@@ -208,7 +252,7 @@ static struct sk_buff *eso_finish_segments(struct xfrm_state *x,
 	int n;
 
 	how = eso_tx_order_begin(x);
-	n = eso_number_segments(x, skb, segs, esp_off, reserved);
+	n = eso_number_segments(x, skb, segs, esp_off, reserved, inner_len);
 	if (n < 0) {
 		/* out of numbers: counted as xfrm counts it (XfrmOutStateSeqError) */
 		kfree_skb_list(segs);
@@ -231,7 +275,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 				       netdev_features_t features, bool ipv6)
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
-	unsigned int esp_off, reserved;
+	unsigned int esp_off, reserved, inner_len;
 	struct crypto_aead *aead, *batch_aead;
 	struct sec_path *sp;
 	struct xfrm_state *x;
@@ -254,6 +298,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	esp_off = skb_transport_header(skb) - skb_mac_header(skb);
 	reserved = skb_shinfo(skb)->gso_segs;
 	__skb_pull(skb, sizeof(struct ip_esp_hdr) + crypto_aead_ivsize(aead));
+	inner_len = skb->len;	/* what xfrm counted: eso_count_lifetime() */
 	skb->encap_hdr_csum = 1;
 	xo->flags |= XFRM_GSO_SEGMENT;
 
@@ -309,7 +354,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 		return ERR_PTR(-ENOMEM);
 	}
 
-	return eso_finish_segments(x, skb, segs, esp_off, reserved,
+	return eso_finish_segments(x, skb, segs, esp_off, reserved, inner_len,
 				   batch_aead, nocrypt, ipv6);
 
 bad:

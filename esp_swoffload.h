@@ -128,7 +128,8 @@ struct sk_buff *eso_gro_receive4(struct list_head *head, struct sk_buff *skb);
 struct sk_buff *eso_gro_receive6(struct list_head *head, struct sk_buff *skb);
 int eso_rx_cb_init(void);
 void eso_rx_cb_exit(void);
-bool eso_rx_trust_csum(struct xfrm_state *x, struct sk_buff *skb);
+bool eso_rx_trust_csum(struct xfrm_state *x, struct sk_buff *skb,
+		       int nexthdr);
 
 /* rx_decap.c */
 void eso_rx_decap_init(void);

@@ -525,7 +525,7 @@ unsigned int eso_rx_decap_run(struct xfrm_state *x, struct sk_buff_head *run,
 			kfree_skb(skb);
 		} else {
 			good++;
-			trusted += eso_rx_trust_csum(x, skb);
+			trusted += eso_rx_trust_csum(x, skb, d[i].nexthdr);
 			napi_gro_receive(napi, skb);
 		}
 		/* the poll flushes GRO before the device may go: see there */

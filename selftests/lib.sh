@@ -23,6 +23,7 @@
 #       addresses traffic must use: inner ones in tunnel mode) and OUT_A / OUT_B.
 #   xfrm_flush;  ALGOS, MODES, FAMILIES: the full matrix (FAMILIES=4 where IPv6 is off)
 #   sa_bytes NS SPI                 current byte counter of that SA in NS
+#   sa_packets NS SPI               current packet counter of that SA in NS
 # Counters:
 #   have_module                     /proc/net/esp_swoffload exists (module loaded)
 #   counter NS NAME                 value from /proc/net/esp_swoffload in NS (rc 1 if absent)
@@ -325,6 +326,16 @@ sa_bytes() {
 	local l next=0
 	while IFS= read -r l; do
 		if [ $next = 1 ]; then l=${l%%(bytes)*}; echo $((l + 0)); return 0; fi
+		case $l in *"lifetime current:"*) next=1 ;; esac
+	done <<< "$(ip -n "$1" -s xfrm state list spi "$2" 2>/dev/null)"
+	echo 0
+}
+
+# sa_packets NS SPI -> packets counter of the SA with that SPI (0 if none)
+sa_packets() {
+	local l next=0
+	while IFS= read -r l; do
+		if [ $next = 1 ]; then l=${l#*(bytes), }; l=${l%%(packets)*}; echo $((l + 0)); return 0; fi
 		case $l in *"lifetime current:"*) next=1 ;; esac
 	done <<< "$(ip -n "$1" -s xfrm state list spi "$2" 2>/dev/null)"
 	echo 0
