@@ -4,7 +4,9 @@
  * (make check). Pinned to one CPU, with every page touched beforehand so no
  * fault interrupts a counted stretch:
  *   markers TAG, TAG+1: a loop of exactly LOOP_INSNS user instructions;
- *   markers TAG+2, TAG+3: one `rep movsb` of COPY_BYTES bytes.
+ *   markers TAG+2, TAG+3: one `rep movsb` of COPY_BYTES bytes;
+ *   markers TAG+5, TAG+6: a spin-wait loop (pause, dec, jnz) of SPIN_ITERS
+ *   iterations, all of it to be counted as spin-wait.
  * Prints what the host is to expect between the markers, less the few
  * instructions of insn_mark() itself on either side (the host allows for
  * those).
@@ -17,10 +19,11 @@
 
 #define LOOP_ITERS	100000000ul	/* 2 instructions each: dec, jnz */
 #define COPY_BYTES	(64ul << 20)
+#define SPIN_ITERS	1000000ul	/* 3 instructions each: pause, dec, jnz */
 
 int main(int argc, char **argv)
 {
-	unsigned long n = LOOP_ITERS, len = COPY_BYTES;
+	unsigned long n = LOOP_ITERS, len = COPY_BYTES, spins = SPIN_ITERS;
 	unsigned int tag;
 	cpu_set_t set;
 	uint8_t *src, *dst;
@@ -58,7 +61,11 @@ int main(int argc, char **argv)
 	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(len) : : "memory");
 	insn_mark(tag + 3);
 
-	printf("loop_insns %lu\ncopy_bytes %lu\nvcpu 0\n", 2 * LOOP_ITERS,
-	       COPY_BYTES);
+	insn_mark(tag + 5);
+	__asm__ volatile("1: pause\n\tdec %0\n\tjnz 1b" : "+r"(spins) : : "cc");
+	insn_mark(tag + 6);
+
+	printf("loop_insns %lu\ncopy_bytes %lu\nspin_insns %lu\nvcpu 0\n",
+	       2 * LOOP_ITERS, COPY_BYTES, 3 * SPIN_ITERS);
 	return dst[12345] == 0x5a ? 0 : 1;
 }

@@ -25,17 +25,29 @@
  * still seen to finish; a kernel copy interrupted by another kernel copy is
  * counted as started twice (the bytes stay exact).
  *
+ * Spin-waits: TCG ends a block at `pause` (what cpu_relax() executes in
+ * every spin-wait loop), so a loop is the pause block and one or two blocks
+ * around it that test and jump back. A vCPU is in a spin-wait from a pause
+ * block on, for as long as the blocks it runs lie within SPIN_NEAR bytes of
+ * that pause; their instructions are counted again as spin-wait
+ * instructions (the test before the first pause is work; the few blocks
+ * after the wait ends, near the loop, are counted as spin). They are part of
+ * every total; the host takes them out of the work, because how long a vCPU
+ * spins follows the host's scheduling of the lock holder's vCPU thread, not
+ * the code: a spin-wait at 2 vCPUs on a shared host is a different number at
+ * every run.
+ *
  * Markers: the guest brackets a measurement with `insn-mark N` (insn-mark.c),
  * which executes `nopl 0x4553NNNN(%rax)`, a no-op nothing else executes. At
  * each one the plugin appends to FILE one line per vCPU:
  *   snap N MARKER_VCPU VCPU INSN_KERNEL INSN_USER REPX_KERNEL REPX_USER
- *        REPS_KERNEL REPS_USER REPB_KERNEL REPB_USER
+ *        REPS_KERNEL REPS_USER REPB_KERNEL REPB_USER SPIN_KERNEL SPIN_USER
  * (cumulative counts: instructions, rep-string executions and starts, the
- * bytes their elements moved).
+ * bytes their elements moved, the spin-wait instructions among them).
  * With profile=on, a marker whose N has bit 15 set also writes every kernel
- * block executed so far: "tb N VADDR INSNS REPX REPS REPB" (cumulative, merged
- * by address: instructions, and of its rep-string instruction the executions,
- * starts and bytes), for a per-function profile against the guest's
+ * block executed so far: "tb N VADDR INSNS REPX REPS REPB SPIN" (cumulative,
+ * merged by address: instructions, of its rep-string instruction the
+ * executions, starts and bytes, and its instructions counted as spin-wait), for a per-function profile against the guest's
  * /proc/kallsyms.
  */
 #include <inttypes.h>
@@ -51,12 +63,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define MARK_MAGIC	0x4553u		/* "ES": high half of the displacement */
 #define MARK_DUMP	0x8000u		/* N with this bit: dump the blocks too */
 #define KERNEL_BASE	0xffff800000000000ull
+#define SPIN_NEAR	128		/* a spin loop's blocks: this close to its pause */
 
 struct vcpu_ctr {
 	uint64_t insns[2];	/* [0] user, [1] kernel */
 	uint64_t rep_execs[2];	/* executions of rep-string instructions */
 	uint64_t rep_starts[2];	/* ...of which starts */
 	uint64_t rep_bytes[2];	/* bytes their elements moved */
+	uint64_t spin[2];	/* instructions of spin-wait blocks */
+	uint64_t spin_pc[2];	/* in a spin-wait: its pause's block, else 0 */
 	uint64_t rep_pc[2];	/* unfinished rep-string instruction, or 0 */
 	uint64_t rep_next[2];	/* ...the address right behind it */
 	unsigned int rep_size[2];	/* ...its element size */
@@ -67,6 +82,7 @@ struct tb_prof {		/* per vCPU, with profile=on */
 	uint64_t execs;
 	uint64_t rep_starts;
 	int64_t rep_bytes;	/* a block's last execution is taken off another's */
+	uint64_t spin_execs;	/* executions counted as spin-wait */
 };
 
 struct tb_info {
@@ -76,6 +92,7 @@ struct tb_info {
 	uint32_t insns;
 	uint8_t rep_size;	/* ...its element size */
 	uint8_t kernel;
+	uint8_t pause;		/* has a `pause`: a spin-wait loop's body */
 	struct tb_prof prof[];	/* per vCPU, with profile=on */
 };
 
@@ -95,6 +112,15 @@ static inline void count_tb(unsigned int vcpu, struct tb_info *t, bool prof)
 	c->insns[k] += t->insns;
 	if (prof)
 		t->prof[vcpu].execs++;
+	if (t->pause)
+		c->spin_pc[k] = t->vaddr;
+	else if (c->spin_pc[k] && t->vaddr - c->spin_pc[k] + SPIN_NEAR >= 2 * SPIN_NEAR)
+		c->spin_pc[k] = 0;
+	if (c->spin_pc[k]) {
+		c->spin[k] += t->insns;
+		if (prof)
+			t->prof[vcpu].spin_execs++;
+	}
 	if (c->rep_pc[k] && t->vaddr == c->rep_next[k]) {
 		/* the unfinished one ran out: its last execution moved nothing */
 		c->rep_bytes[k] -= c->rep_size[k];
@@ -168,6 +194,14 @@ static unsigned int rep_string_size(const uint8_t *p, size_t len)
 	return rexw ? 8 : opsize ? 2 : 4;
 }
 
+/* `pause` (f3 90) */
+static bool is_pause(const struct qemu_plugin_insn *insn)
+{
+	const uint8_t *p = qemu_plugin_insn_data(insn);
+
+	return qemu_plugin_insn_size(insn) == 2 && p[0] == 0xf3 && p[1] == 0x90;
+}
+
 /* The marker's N if @insn is `nopl 0x4553NNNN(%rax)` (0f 1f 80 disp32), else -1. */
 static int marker_tag(const struct qemu_plugin_insn *insn)
 {
@@ -195,6 +229,7 @@ static void dump_tbs(unsigned int tag)
 	qsort(tbs, nr_tbs, sizeof(*tbs), tb_cmp);
 	while (i < nr_tbs) {
 		uint64_t vaddr = tbs[i]->vaddr, insns = 0, repx = 0, reps = 0;
+		uint64_t spin = 0;
 		int64_t repb = 0;
 
 		for (; i < nr_tbs && tbs[i]->vaddr == vaddr; i++) {
@@ -207,12 +242,13 @@ static void dump_tbs(unsigned int tag)
 					repx += t->prof[v].execs;
 				reps += t->prof[v].rep_starts;
 				repb += t->prof[v].rep_bytes;
+				spin += t->prof[v].spin_execs * t->insns;
 			}
 		}
 		if (insns)
 			fprintf(out, "tb %u %" PRIx64 " %" PRIu64 " %" PRIu64
-				" %" PRIu64 " %" PRId64 "\n", tag, vaddr, insns, repx,
-				reps, repb);
+				" %" PRIu64 " %" PRId64 " %" PRIu64 "\n", tag, vaddr,
+				insns, repx, reps, repb, spin);
 	}
 }
 
@@ -227,9 +263,10 @@ static void marker_exec(unsigned int vcpu, void *udata)
 
 		fprintf(out, "snap %u %u %d %" PRIu64 " %" PRIu64 " %" PRIu64
 			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			"\n", tag, vcpu, v, c->insns[1], c->insns[0],
-			c->rep_execs[1], c->rep_execs[0], c->rep_starts[1],
-			c->rep_starts[0], c->rep_bytes[1], c->rep_bytes[0]);
+			" %" PRIu64 " %" PRIu64 "\n", tag, vcpu, v, c->insns[1],
+			c->insns[0], c->rep_execs[1], c->rep_execs[0],
+			c->rep_starts[1], c->rep_starts[0], c->rep_bytes[1],
+			c->rep_bytes[0], c->spin[1], c->spin[0]);
 	}
 	if (profile && (tag & MARK_DUMP))
 		dump_tbs(tag);
@@ -278,6 +315,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			t->rep_pc = qemu_plugin_insn_vaddr(insn);
 			t->rep_next = t->rep_pc + qemu_plugin_insn_size(insn);
 		}
+		if (is_pause(insn))
+			t->pause = 1;
 		if (tag >= 0)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, marker_exec,
 				QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)tag);
