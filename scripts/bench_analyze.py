@@ -228,9 +228,9 @@ def table(cells, goals, fams, meta, native):
     L = ["esp_swoffload benchmark: kernel %s, 2 vCPU (qemu TCG), iperf3 single stream, -t %s, "
          "%s rep(s), medians" % (kv, T, reps),
          "insn/B: guest instructions per payload byte, both ends, native-equivalent "
-         "(rep strings at 1 + bytes/%d); raw in ()" % insn.REP_BYTES_PER_INSN,
-         "%-5s %-30s %-15s %8s %8s %7s %9s %6s %8s %7s  %s" % (
-             "fam", "cell", "kernel", "insn/B", "(raw)", "spread", "Mbit/s", "CPU/GB",
+         "(rep strings at 1 + bytes/%d, spin-waits apart); raw in ()" % insn.REP_BYTES_PER_INSN,
+         "%-5s %-30s %-15s %8s %8s %7s %6s %9s %6s %8s %7s  %s" % (
+             "fam", "cell", "kernel", "insn/B", "(raw)", "spread", "spin", "Mbit/s", "CPU/GB",
              "retrans", "seg/GSO", "check")]
     for fam in fams:
         for cell, clab in CELLS:
@@ -255,14 +255,15 @@ def table(cells, goals, fams, meta, native):
                     chk.append("%d failed: %s" % (len(c["failed"]), c["failed"][0][:60]))
                 rt = ("-" if c["retrans_median"] is None else
                       "%d/%d" % (c["retrans_median"], c["retrans_total"]))
-                L.append("v%-4d %-30s %-15s %8s %8s %7s %9s %6s %8s %7s  %s" % (
+                L.append("v%-4d %-30s %-15s %8s %8s %7s %6s %9s %6s %8s %7s  %s" % (
                     fam, clab, mlab, f(c["insn_native_median"], "%.2f"),
                     f(c["insn_raw_median"], "(%.2f)"),
                     f(c["insn_native_spread"] and 100 * c["insn_native_spread"], "%.1f%%"),
-                    f(c["mbps_median"], "%.1f"), f(c["cpu_s_per_gb_median"], "%.0f"), rt,
+                    f(c["insn_spin_median"], "%.2f"), f(c["mbps_median"], "%.1f"), f(c["cpu_s_per_gb_median"], "%.0f"), rt,
                     f(c["segs_per_gso_median"], "%.1f"), ", ".join(chk)))
         L.append("")
-    L.append("spread = (max - min) / median of insn/B over the reps; retrans = median/total; "
+    L.append("spread = (max - min) / median of insn/B over the reps; spin = spin-wait "
+             "instructions per byte (median; not in insn/B); retrans = median/total; "
              "CPU/GB = guest CPU-seconds per GB received (TCG time); seg/GSO = the module's "
              "segments per GSO packet")
     if native:
