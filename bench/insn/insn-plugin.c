@@ -47,8 +47,8 @@
  * With profile=on, a marker whose N has bit 15 set also writes every kernel
  * block executed so far: "tb N VADDR INSNS REPX REPS REPB SPIN" (cumulative,
  * merged by address: instructions, of its rep-string instruction the
- * executions, starts and bytes, and its instructions counted as spin-wait), for a per-function profile against the guest's
- * /proc/kallsyms.
+ * executions, starts and bytes, and its instructions counted as
+ * spin-wait), for a per-function profile against the guest's /proc/kallsyms.
  */
 #include <inttypes.h>
 #include <pthread.h>
