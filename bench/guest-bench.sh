@@ -187,7 +187,7 @@ set_mode() {
 }
 
 # ---------------------------------------------------------------------------- one run
-echo -e "mode\tcell\tfam\trep\tstatus\tbusy_jiffies\thz\tesp_bytes\ttx_segments\trx_gro_packets\tfallback_drop\tjson\tnote\tinsn_t0\tinsn_t1" >"$RUNS"
+echo -e "mode\tcell\tfam\trep\tstatus\tbusy_jiffies\thz\tesp_bytes\ttx_segments\trx_gro_packets\tfallback_drop\tjson\tnote\tinsn_t0\tinsn_t1\twin_bytes\twhole_t0\twhole_t1" >"$RUNS"
 HZ=$(getconf CLK_TCK)
 CUR_MODE=
 NRUN=0
@@ -197,14 +197,22 @@ for ph in $PHASES; do
 	NTOTAL=$((NTOTAL + n * REPS * $(echo $FAMS | wc -w)))
 done
 
-record() { # mode cell fam rep status busy esp txs rxg fb json note [insn_t0 insn_t1]
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+record() { # mode cell fam rep status busy esp txs rxg fb json note [t0 t1 win_bytes whole_t0 whole_t1]
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
 		"$1" "$2" "$3" "$4" "$5" "$6" "$HZ" "$7" "$8" "$9" "${10}" "${11}" "${12}" \
-		"${13:--}" "${14:--}" >>"$RUNS"
+		"${13:--}" "${14:--}" "${15:--}" "${16:--}" "${17:--}" >>"$RUNS"
 	sync
 }
 # mark TAG: an instruction-count snapshot (no-op without the plugin)
 mark() { [ -z "${INSN_MARK:-}" ] || "$INSN_MARK" "$1"; }
+# insn/B is counted over a window of the transfer: from WIN_SKIP seconds after
+# iperf3 starts to WIN_SKIP seconds before it ends. Outside it are costs that do not
+# scale with the bytes (iperf3 and netns start-up, handshake, slow start, teardown,
+# the JSON report); divided by the bytes of a whole run they make a cell's insn/B
+# follow its TCG-timed throughput. `insn-mark TAG b 5201` reads the receiver's TCP
+# payload bytes and then marks, so the window's bytes and instructions cover the
+# same time. The whole run is marked too (whole_t0/1), to show the difference.
+WIN_SKIP=1
 
 run_cell() { # MODE CELL FAM REP
 	local mode=$1 cell=$2 fam=$3 rep=$4 s d p note=
@@ -228,13 +236,23 @@ run_cell() { # MODE CELL FAM REP
 	local j0 j1 base=$RAW/$mode-$cell-v$fam-r$rep
 	local json=$base.json
 	snap "$base.counters0"
-	local t0=$((2 * NRUN - 1)) t1=$((2 * NRUN))
-	mark $t0
+	local t0=$((4 * NRUN - 3)) t1=$((4 * NRUN - 2)) w0=$((4 * NRUN - 1)) w1=$((4 * NRUN))
+	local b0= b1= win=-
+	mark $w0
 	j0=$(busy_jiffies)
-	timeout $((T + 40)) ip netns exec a iperf3 -c $d -t "$T" -J --connect-timeout 5000 >"$json" 2>"$json.err"
+	timeout $((T + 40)) ip netns exec a iperf3 -c $d -t "$T" -J --connect-timeout 5000 >"$json" 2>"$json.err" &
+	local ipid=$!
+	if [ -n "${INSN_MARK:-}" ] && [ "$T" -gt $((2 * WIN_SKIP)) ]; then
+		sleep $WIN_SKIP
+		b0=$("$INSN_MARK" $t0 b 5201)
+		sleep $((T - 2 * WIN_SKIP))
+		b1=$("$INSN_MARK" $t1 b 5201)
+		[ -n "$b0" ] && [ -n "$b1" ] && win=$((b1 - b0))
+	fi
+	wait $ipid
 	local rc=$?
 	j1=$(busy_jiffies)
-	mark $t1
+	mark $w1
 	snap "$base.counters1"
 	local tx rx fb vd st
 	read -r tx rx fb vd st <<<"$(deltas "$base.counters0" "$base.counters1")"
@@ -253,7 +271,8 @@ run_cell() { # MODE CELL FAM REP
 	local status=ok
 	[ $rc -ne 0 ] && { status=fail; note="iperf3 rc=$rc $(head -c 200 "$json.err" | tr '\t\n' '  ')"; }
 	record "$mode" "$cell" "$fam" "$rep" $status $((j1 - j0)) "$esp" "$tx" "$rx" "$fb" "$(basename "$json")" "$note" \
-		"$([ -n "${INSN_MARK:-}" ] && echo $t0 || echo -)" "$([ -n "${INSN_MARK:-}" ] && echo $t1 || echo -)"
+		"$([ "$win" != - ] && echo $t0 || echo -)" "$([ "$win" != - ] && echo $t1 || echo -)" "$win" \
+		"$([ -n "${INSN_MARK:-}" ] && echo $w0 || echo -)" "$([ -n "${INSN_MARK:-}" ] && echo $w1 || echo -)"
 	local extra=" veth drops+$vd"
 	# steered: the share of packets decrypted on another CPU than the one that
 	# took them at GRO (on veth, the sender's); the rest competed with the sender

@@ -7,9 +7,11 @@
 # One TCP stream over veth (TSO off, GSO + GRO), per cell and family: clear, and ESP in
 # transport mode (esp-null, AES-GCM-128, ChaCha20-Poly1305) under each kernel
 # configuration in PROFILE_MODES (module: esp_swoffload.ko; offload: esp4/6_offload;
-# stock). Each run is bracketed by two dump markers (insn-mark with bit 15), so the
-# plugin writes every kernel block's count at both; the host subtracts them and puts
-# them on the functions of this guest's /proc/kallsyms, saved per mode.
+# stock). A window of each run, from 1 s after its start to 1 s before its end, is
+# bracketed by two dump markers (insn-mark with bit 15), so the plugin writes every
+# kernel block's count at both; the host subtracts them and puts them on the
+# functions of this guest's /proc/kallsyms, saved per mode. The markers read the
+# receiver's TCP payload bytes first (see guest-bench.sh): bytes is the window's.
 #
 # Env (from the host): MOD (module path), MARK (insn-mark path), PROFILE_T (5),
 #   PROFILE_FAMS ("4"), PROFILE_CELLS ("clear null gcm128 chacha"),
@@ -21,6 +23,7 @@
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 T=${PROFILE_T:-5} FAMS=${PROFILE_FAMS:-4}
+[ "$T" -ge 3 ] || { echo "PROFILE_T must be at least 3 (a 1 s margin on each side)"; exit 1; }
 cd "$(dirname "$0")/../selftests" || exit 1
 export T_RESULTS=/tmp/t_results T_TMP=/tmp/t_tmp
 mkdir -p "$T_TMP"; : > "$T_RESULTS"
@@ -65,12 +68,17 @@ for mode in ${PROFILE_MODES:-module}; do
 			nsx b timeout $((T + 60)) iperf3 -s -1 -p $_T_PORT > /dev/null 2>&1 &
 			srv=$!
 			wait_listen b $_T_PORT
-			"$MARK" $t0
-			nsx a timeout $((T + 60)) iperf3 -c "$dst" -p $_T_PORT -t "$T" -J > "$T_TMP/p.json"
-			"$MARK" $t1
+			nsx a timeout $((T + 60)) iperf3 -c "$dst" -p $_T_PORT -t "$T" -J > "$T_TMP/p.json" &
+			cli=$!
+			sleep 1
+			b0=$("$MARK" $t0 b $_T_PORT)
+			sleep $((T - 2))
+			b1=$("$MARK" $t1 b $_T_PORT)
+			wait $cli
 			wait $srv
 			seg1=$(counter a tx_segments 2>/dev/null || echo 0)
-			bytes=$(jq -r '.end.sum_received.bytes' "$T_TMP/p.json")
+			bytes=0
+			[ -n "$b0" ] && [ -n "$b1" ] && bytes=$((b1 - b0))
 			retr=$(jq -r '.end.sum_sent.retransmits' "$T_TMP/p.json")
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$fam" "$cell" $t0 $t1 \
 				"$bytes" "$retr" $((seg1 - seg0)) "$variant" >> /out/runs.tsv
