@@ -107,15 +107,24 @@ static int tcp_rx_bytes(int nl, int family, uint16_t port, uint64_t *sum)
 	}
 }
 
+/* @s as a number no larger than @max, or -1 */
+static long parse_num(const char *s, unsigned long max)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+
+	return (*s && !*end && v <= max) ? (long)v : -1;
+}
+
 int main(int argc, char **argv)
 {
-	char *end, path[256];
-	unsigned long tag, port = 0;
+	long tag = argc > 1 ? parse_num(argv[1], 0xffff) : -1;
+	long port = argc == 4 ? parse_num(argv[3], 0xffff) : 0;
 	uint64_t bytes = 0;
+	char path[256];
 	int fd, nl;
 
-	if ((argc != 2 && argc != 4) || (tag = strtoul(argv[1], &end, 0), *end) ||
-	    tag > 0xffff || (argc == 4 && (port = strtoul(argv[3], &end, 0), *end || port > 0xffff))) {
+	if ((argc != 2 && argc != 4) || tag < 0 || port < 0) {
 		fprintf(stderr, "usage: insn-mark N [NETNS PORT]  (N: 0..65535)\n");
 		return 2;
 	}
