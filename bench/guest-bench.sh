@@ -19,6 +19,7 @@
 #   INSN_MARK path of bench/insn's insn-mark (the VM runs under insn-plugin.so), or
 #            empty: each run is bracketed by two markers, tags in runs.tsv
 # Output: /out/runs.tsv (one line per iperf3 run), /out/raw/* (iperf3 JSON, tcrypt dmesg,
+#   TCP counters of both ends per run (*.nstat),
 #   /proc/net/esp_swoffload snapshots), progress on stdout (-> /out/guest.log).
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -148,6 +149,21 @@ deltas() {
 	         printf "%d %d %d %d %d", d["a tx_segments"], d["b rx_gro_packets"], f, v, d["b rx_steered"]}' "$1" "$2"
 }
 
+# The TCP/IP counters of both ends over a run (raw/*.nstat): why a cell
+# retransmitted. A segment the receiver reports as a duplicate (TcpExtTCPDSACKRecvSegs)
+# answered reordering, not a loss; TcpExtTCPSACKReorder and TcpExtTCPOFOQueue say so.
+# One history file per namespace: nstat's default is per user, shared by both.
+nstat_reset() {
+	local ns
+	for ns in a b; do NSTAT_HISTORY=/tmp/nstat.$ns ip netns exec $ns nstat -n 2>/dev/null; done
+}
+nstat_read() {
+	local ns
+	for ns in a b; do
+		NSTAT_HISTORY=/tmp/nstat.$ns ip netns exec $ns nstat 2>/dev/null | sed -n "s/^\([A-Z]\)/$ns \1/p"
+	done
+}
+
 loaded() { grep -q "^$1 " /proc/modules; }
 # unload M: rmmod, retrying while freed states still hold a reference
 unload() {
@@ -242,6 +258,7 @@ run_cell() { # MODE CELL FAM REP
 	local j0 j1 base=$RAW/$mode-$cell-v$fam-r$rep
 	local json=$base.json
 	snap "$base.counters0"
+	nstat_reset
 	local t0=$((4 * NRUN - 3)) t1=$((4 * NRUN - 2)) w0=$((4 * NRUN - 1)) w1=$((4 * NRUN))
 	local b0= b1= win=-
 	mark $w0
@@ -260,6 +277,7 @@ run_cell() { # MODE CELL FAM REP
 	j1=$(busy_jiffies)
 	mark $w1
 	snap "$base.counters1"
+	nstat_read >"$base.nstat"
 	local tx rx fb vd st
 	read -r tx rx fb vd st <<<"$(deltas "$base.counters0" "$base.counters1")"
 	local esp=0

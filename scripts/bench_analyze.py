@@ -60,6 +60,21 @@ def counter_delta(out, json_name, key):
     return vals[1] - vals[0]
 
 
+def nstat_value(out, json_name, key):
+    """A TCP counter of one end over a run (guest-bench.sh's raw/*.nstat: "a Name N ...").
+    nstat leaves out counters that did not move: 0 then; None without the file."""
+    path = os.path.join(out, "raw", json_name[:-len(".json")] + ".nstat")
+    try:
+        with open(path) as f:
+            for line in f:
+                p = line.split()
+                if p[:2] == key.split() and len(p) >= 3:
+                    return int(p[2])
+    except (OSError, ValueError):
+        return None
+    return 0
+
+
 def load_runs(out):
     snaps = None
     ipath = os.path.join(out, "insn.txt")
@@ -78,6 +93,9 @@ def load_runs(out):
                     r["mbps"] = e["sum_received"]["bits_per_second"] / 1e6
                     r["bytes"] = e["sum_received"]["bytes"]
                     r["retrans"] = e["sum_sent"].get("retransmits", 0)
+                    # retransmits the receiver reported as duplicates (D-SACK): the
+                    # originals arrived, out of order
+                    r["dsack"] = nstat_value(out, r["json"], "a TcpExtTCPDSACKRecvSegs")
                     hz = int(r["hz"]) or 100
                     r["cpu_s"] = int(r["busy_jiffies"]) / hz
                     r["cpu_s_per_gb"] = r["cpu_s"] / (r["bytes"] / 1e9) if r["bytes"] else None
@@ -125,7 +143,7 @@ def build_cells(runs):
             run = {x: r.get(x) for x in ("mbps", "bytes", "retrans", "cpu_s", "cpu_s_per_gb",
                                          "esp_ok", "insn_native", "insn_raw", "insn_kernel",
                                          "rep_bytes_per_B", "insn_spin", "segs_per_gso",
-                                         "insn_bytes", "insn_native_whole")}
+                                         "insn_bytes", "insn_native_whole", "dsack")}
             for x in ("rep", "esp_bytes", "tx_segments", "rx_gro_packets", "fallback_drop"):
                 run[x] = int(r[x] or 0)
             c["runs"].append(run)
@@ -149,6 +167,8 @@ def build_cells(runs):
         c["insn_native_whole_spread"] = ((c["insn_native_whole_max"] - c["insn_native_whole_min"])
                                          / w if w else None)
         c["retrans_total"] = sum(x["retrans"] for x in rs) if rs else None
+        c["dsack_total"] = (sum(x["dsack"] for x in rs)
+                            if rs and all(x["dsack"] is not None for x in rs) else None)
         c["esp_verified"] = (None if c["cell"].startswith("clear") else
                              (all(x["esp_ok"] for x in rs) if rs else None))
         if c["mode"] == "module":
@@ -274,6 +294,9 @@ def table(cells, goals, fams, meta, native):
                     chk.append("FAST PATH NOT USED" if c.get("tx_bypass_max") is None else
                                "%.1f%% of segments by-passed the module"
                                % (100 * c["tx_bypass_max"]))
+                if c["retrans_total"] and c["dsack_total"] is not None:
+                    chk.append("%d of %d retransmitted segments duplicates (reordering)"
+                               % (c["dsack_total"], c["retrans_total"]))
                 if c["skipped"]:
                     chk.append("skipped: " + c["skipped"][0])
                 if c["failed"]:
@@ -370,8 +393,13 @@ def selftest():
         t0, t1, w0, w1 = 4 * i + 1, 4 * i + 2, 4 * i + 3, 4 * i + 4
         js = "%s-%s-v4-r1.json" % (mode, cell)
         json.dump({"end": {"sum_received": {"bits_per_second": mbps * 1e6, "bytes": nbytes},
-                           "sum_sent": {"retransmits": 0}}},
+                           "sum_sent": {"retransmits": 5 if i == 0 else 0}}},
                   open(os.path.join(d, "raw", js), "w"))
+        if i == 0:
+            # 3 of clear's 5 retransmits were duplicates; b's counter is not a's
+            open(os.path.join(d, "raw", js[:-len(".json")] + ".nstat"), "w").write(
+                "a TcpRetransSegs 5 0.0\na TcpExtTCPDSACKRecvSegs 3 0.0\n"
+                "b TcpExtTCPDSACKRecvSegs 9 0.0\n")
         rows.append([mode, cell, "4", "1", "ok", "1000", "100", str(nbytes), "10", "10", "0",
                      js, "", str(t0), str(t1), str(nb), str(w0), str(w1)])
         # all of it on vCPU 0 in the kernel; half of it as one rep movsb of 64 bytes per
@@ -417,6 +445,9 @@ def selftest():
             bad.append("%s %s: insn/B %r, whole %r; want %r, %r" % (
                 c["mode"], c["cell"], c["insn_native_median"], c["insn_native_whole_median"],
                 ipb, ipb + 1))
+    dup = {(c["mode"], c["cell"]): c["dsack_total"] for c in res["cells"]}
+    if dup != {("stock", "clear_gso"): 3, **{(m[0], m[1]): None for m in made[1:]}}:
+        bad.append("duplicate retransmits: %r" % dup)
     # a module cell some of whose segments xfrm sent by the stock path
     fake = [{"fam": 6, "cell": "null", "mode": "module", "status": "ok", "rep": "1",
              "esp_bytes": "1", "tx_segments": str(tx), "rx_gro_packets": "100",
