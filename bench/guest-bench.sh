@@ -225,15 +225,29 @@ record() { # mode cell fam rep status busy esp txs rxg fb json note [t0 t1 win_b
 		"${13:--}" "${14:--}" "${15:--}" "${16:--}" "${17:--}" >>"$RUNS"
 	sync
 }
+# The marker program runs from the guest's own memory: its first start from the
+# host's directory can take a second or more under TCG, which pushed the window's
+# end past the transfer's (a window then reads fewer bytes at its end than at its
+# start).
+if [ -n "${INSN_MARK:-}" ]; then
+	cp "$INSN_MARK" /tmp/insn-mark && INSN_MARK=/tmp/insn-mark
+fi
 # mark TAG: an instruction-count snapshot (no-op without the plugin)
 mark() { [ -z "${INSN_MARK:-}" ] || "$INSN_MARK" "$1"; }
+# sleep_until NS: until the guest's clock (date +%s%N) reads NS; at once if it did
+sleep_until() {
+	local left=$(($1 - $(date +%s%N)))
+	[ $left -le 0 ] || sleep "$(printf '%d.%09d' $((left / 1000000000)) $((left % 1000000000)))"
+}
 # insn/B is counted over a window of the transfer: from WIN_SKIP seconds after
 # iperf3 starts to WIN_SKIP seconds before it ends. Outside it are costs that do not
 # scale with the bytes (iperf3 and netns start-up, handshake, slow start, teardown,
 # the JSON report); divided by the bytes of a whole run they make a cell's insn/B
 # follow its TCG-timed throughput. `insn-mark TAG b 5201` reads the receiver's TCP
 # payload bytes and then marks, so the window's bytes and instructions cover the
-# same time. The whole run is marked too (whole_t0/1), to show the difference.
+# same time. Both ends of the window are timed from the start of iperf3, so a slow
+# first marker does not move the second. The whole run is marked too
+# (whole_t0/1), to show the difference.
 WIN_SKIP=1
 
 run_cell() { # MODE CELL FAM REP
@@ -263,12 +277,14 @@ run_cell() { # MODE CELL FAM REP
 	local b0= b1= win=-
 	mark $w0
 	j0=$(busy_jiffies)
+	local start
+	start=$(date +%s%N)
 	timeout $((T + 40)) ip netns exec a iperf3 -c $d -t "$T" -J --connect-timeout 5000 >"$json" 2>"$json.err" &
 	local ipid=$!
 	if [ -n "${INSN_MARK:-}" ] && [ "$T" -gt $((2 * WIN_SKIP)) ]; then
-		sleep $WIN_SKIP
+		sleep_until $((start + WIN_SKIP * 1000000000))
 		b0=$("$INSN_MARK" $t0 b 5201)
-		sleep $((T - 2 * WIN_SKIP))
+		sleep_until $((start + (T - WIN_SKIP) * 1000000000))
 		b1=$("$INSN_MARK" $t1 b 5201)
 		[ -n "$b0" ] && [ -n "$b1" ] && win=$((b1 - b0))
 	fi

@@ -113,6 +113,11 @@ def load_runs(out):
                         nb = r["bytes"]
                         if r.get("win_bytes") not in ("-", None, ""):
                             nb = int(r["win_bytes"])
+                            # both readings inside the transfer: 0 < window <= run
+                            if not 0 < nb <= r["bytes"]:
+                                raise ValueError("the window's %d bytes are not within the "
+                                                 "transfer's %d: a marker fell outside it"
+                                                 % (nb, r["bytes"]))
                         r["insn_bytes"] = nb
                         iv = insn.interval(snaps, int(t0), int(t1))
                         r["insn_native"] = iv["native"] / nb
@@ -415,6 +420,11 @@ def selftest():
         snap.append("snap %d 0 1 0 0 0 0 0 0 0 0" % t1)
         snap.append("snap %d 0 0 %d 0 %d 0 0 0 %d 0" % (w1, base + k + after, 64 * nb, 64 * nb))
         snap.append("snap %d 0 1 0 0 0 0 0 0 0 0" % w1)
+    # a second run of module esp-null whose window ended after its transfer: fewer
+    # bytes received by the window's end than by its start
+    rows.append(["module", "null", "4", "2", "ok", "1000", "100", str(nbytes), "10", "10", "0",
+                 "module-null-v4-r1.json", "", "901", "902", "-7", "903", "904"])
+    snap += ["snap %d 0 %d 0 0 0 0 0 0 0 0" % (t, v) for t in range(901, 905) for v in (0, 1)]
     with open(os.path.join(d, "runs.tsv"), "w") as fo:
         fo.write("\t".join(hdr) + "\n")
         for r in rows:
@@ -445,6 +455,10 @@ def selftest():
             bad.append("%s %s: insn/B %r, whole %r; want %r, %r" % (
                 c["mode"], c["cell"], c["insn_native_median"], c["insn_native_whole_median"],
                 ipb, ipb + 1))
+    mn = [c for c in res["cells"] if (c["mode"], c["cell"]) == ("module", "null")][0]
+    if mn["n"] != 1 or len(mn["failed"]) != 1 or "outside" not in mn["failed"][0]:
+        bad.append("module null: %d runs, failed %r; want 1 and one window outside the "
+                   "transfer" % (mn["n"], mn["failed"]))
     dup = {(c["mode"], c["cell"]): c["dsack_total"] for c in res["cells"]}
     if dup != {("stock", "clear_gso"): 3, **{(m[0], m[1]): None for m in made[1:]}}:
         bad.append("duplicate retransmits: %r" % dup)
