@@ -4,11 +4,11 @@
 # guest-profile.sh - runs INSIDE the VM for scripts/profile.sh (`make profile`), which
 # boots it under bench/insn's plugin with profile=on.
 #
-# One TCP stream over veth (TSO off, GSO + GRO), per cell and family: clear, and ESP in
-# transport mode (esp-null, AES-GCM-128, ChaCha20-Poly1305) under each kernel
+# One TCP stream over veth (TSO off, GSO + GRO), per cell and family: clear (and
+# clear_tso, the same with TSO on, if asked for), and ESP in transport mode (esp-null, AES-GCM-128, ChaCha20-Poly1305) under each kernel
 # configuration in PROFILE_MODES (module: esp_swoffload.ko; offload: esp4/6_offload;
 # stock). A window of each run, from 1 s after its start to 1 s before its end, is
-# bracketed by two dump markers (insn-mark with bit 15), so the plugin writes every
+# bracketed by two dump markers (insn-mark with bit 15; both timed from the start), so the plugin writes every
 # kernel block's count at both; the host subtracts them and puts them on the
 # functions of this guest's /proc/kallsyms, saved per mode. The markers read the
 # receiver's TCP payload bytes first (see guest-bench.sh): bytes is the window's.
@@ -30,6 +30,13 @@ mkdir -p "$T_TMP"; : > "$T_RESULTS"
 # shellcheck source=../selftests/lib.sh
 . ./lib.sh
 log() { echo "[$(date +%H:%M:%S)] $*"; }
+# sleep_until NS: until the guest's clock (date +%s%N) reads NS; at once if it did
+sleep_until() {
+	local left=$(($1 - $(date +%s%N)))
+	[ $left -le 0 ] || sleep "$(printf '%d.%09d' $((left / 1000000000)) $((left % 1000000000)))"
+}
+# from the guest's memory: a first start from the host's directory can take seconds
+cp "$MARK" /tmp/insn-mark && MARK=/tmp/insn-mark
 
 load_simd_crypto
 modprobe -a esp4 esp6 xfrm_user veth || exit 1
@@ -59,8 +66,12 @@ for mode in ${PROFILE_MODES:-module}; do
 	for fam in $FAMS; do
 		dst=$IP4_B; [ "$fam" = 6 ] && dst=$IP6_B
 		for cell in ${PROFILE_CELLS:-clear null gcm128 chacha}; do
-			[ "$cell" = clear ] && { [ "$mode" != "${PROFILE_MODES%% *}" ] || [ "$variant" != - ]; } && continue
-			[ "$cell" != clear ] && xfrm_setup "$cell" transport "$fam"
+			case $cell in
+			clear*) { [ "$mode" != "${PROFILE_MODES%% *}" ] || [ "$variant" != - ]; } && continue ;;
+			*) xfrm_setup "$cell" transport "$fam" ;;
+			esac
+			tso=off; [ "$cell" = clear_tso ] && tso=on
+			nsx a ethtool -K "$DEV_A" tso $tso > /dev/null 2>&1
 			i=$((i + 1))
 			t0=$((0x8000 | (2 * i - 1))) t1=$((0x8000 | (2 * i)))
 			seg0=$(counter a tx_segments 2>/dev/null || echo 0)
@@ -68,11 +79,12 @@ for mode in ${PROFILE_MODES:-module}; do
 			nsx b timeout $((T + 60)) iperf3 -s -1 -p $_T_PORT > /dev/null 2>&1 &
 			srv=$!
 			wait_listen b $_T_PORT
+			start=$(date +%s%N)
 			nsx a timeout $((T + 60)) iperf3 -c "$dst" -p $_T_PORT -t "$T" -J > "$T_TMP/p.json" &
 			cli=$!
-			sleep 1
+			sleep_until $((start + 1000000000))
 			b0=$("$MARK" $t0 b $_T_PORT)
-			sleep $((T - 2))
+			sleep_until $((start + (T - 1) * 1000000000))
 			b1=$("$MARK" $t1 b $_T_PORT)
 			wait $cli
 			wait $srv
@@ -83,7 +95,7 @@ for mode in ${PROFILE_MODES:-module}; do
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$fam" "$cell" $t0 $t1 \
 				"$bytes" "$retr" $((seg1 - seg0)) "$variant" >> /out/runs.tsv
 			log "$mode${variant#-} v$fam $cell: $bytes bytes, retr $retr"
-			[ "$cell" != clear ] && xfrm_flush
+			case $cell in clear*) ;; *) xfrm_flush ;; esac
 		done
 	done
 	[ "$variant" = - ] || echo 1 > "$KNOBS/${variant%%=*}"

@@ -13,7 +13,8 @@
 # (scripts/insn.py): a rep-string instruction once per start plus its bytes / 32.
 #
 # Env: KV (default newest 6.1.x; KV=6.12)   PROFILE_T (5 s)   PROFILE_FAMS ("4")
-#      PROFILE_CELLS ("clear null gcm128 chacha")   PROFILE_MODES ("module"; e.g.
+#      PROFILE_CELLS ("clear null gcm128 chacha"; also clear_tso: clear with TSO on;
+#      a cell named twice runs twice)   PROFILE_MODES ("module"; e.g.
 #      "module offload")   PROFILE_AB (module switches, e.g. "tx_recycle=0 rx_decap=0":
 #      the module's ESP cells again with each set)   PROFILE_TOP (30)   VMRUN (scripts/vmrun)
 # scripts/profile.sh --analyze bench/out/profile-<run>   the report again (no VM)
