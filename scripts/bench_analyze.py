@@ -96,6 +96,11 @@ def load_runs(out):
                     # retransmits the receiver reported as duplicates (D-SACK): the
                     # originals arrived, out of order
                     r["dsack"] = nstat_value(out, r["json"], "a TcpExtTCPDSACKRecvSegs")
+                    # the receiver's ACKs per MB: each wakes both ends, and their
+                    # number follows TCG's timing (docs/performance.md, "Repeatability")
+                    acks = nstat_value(out, r["json"], "b TcpOutSegs")
+                    r["acks_per_mb"] = (acks / (r["bytes"] / 1e6)
+                                        if acks is not None and r["bytes"] else None)
                     hz = int(r["hz"]) or 100
                     r["cpu_s"] = int(r["busy_jiffies"]) / hz
                     r["cpu_s_per_gb"] = r["cpu_s"] / (r["bytes"] / 1e9) if r["bytes"] else None
@@ -148,7 +153,8 @@ def build_cells(runs):
             run = {x: r.get(x) for x in ("mbps", "bytes", "retrans", "cpu_s", "cpu_s_per_gb",
                                          "esp_ok", "insn_native", "insn_raw", "insn_kernel",
                                          "rep_bytes_per_B", "insn_spin", "segs_per_gso",
-                                         "insn_bytes", "insn_native_whole", "dsack")}
+                                         "insn_bytes", "insn_native_whole", "dsack",
+                                         "acks_per_mb")}
             for x in ("rep", "esp_bytes", "tx_segments", "rx_gro_packets", "fallback_drop"):
                 run[x] = int(r[x] or 0)
             c["runs"].append(run)
@@ -160,7 +166,7 @@ def build_cells(runs):
         rs = c["runs"]
         c["n"] = len(rs)
         for key in ("mbps", "cpu_s_per_gb", "insn_native", "insn_raw", "insn_spin", "retrans",
-                    "segs_per_gso", "insn_native_whole"):
+                    "segs_per_gso", "insn_native_whole", "acks_per_mb"):
             vals = [x[key] for x in rs if x[key] is not None]
             c[key + "_median"] = med(vals)
             c[key + "_min"] = min(vals) if vals else None
@@ -276,10 +282,10 @@ def table(cells, goals, fams, meta, native):
          "%s rep(s), medians" % (kv, T, reps),
          "insn/B: guest instructions per payload byte, both ends, native-equivalent "
          "(rep strings at 1 + bytes/%d, spin-waits apart); raw in ()" % insn.REP_BYTES_PER_INSN,
-         "%-5s %-30s %-15s %8s %8s %7s %6s %6s %9s %6s %8s %7s  %s" % (
+         "%-5s %-30s %-15s %8s %8s %7s %6s %6s %9s %6s %8s %7s %6s  %s" % (
              "fam", "cell", "kernel", "insn/B", "(raw)", "spread", "whole", "spin", "Mbit/s",
              "CPU/GB",
-             "retrans", "seg/GSO", "check")]
+             "retrans", "seg/GSO", "ACK/MB", "check")]
     for fam in fams:
         for cell, clab in CELLS:
             for mode, mlab in MODES:
@@ -308,13 +314,14 @@ def table(cells, goals, fams, meta, native):
                     chk.append("%d failed: %s" % (len(c["failed"]), c["failed"][0][:60]))
                 rt = ("-" if c["retrans_median"] is None else
                       "%d/%d" % (c["retrans_median"], c["retrans_total"]))
-                L.append("v%-4d %-30s %-15s %8s %8s %7s %6s %6s %9s %6s %8s %7s  %s" % (
+                L.append("v%-4d %-30s %-15s %8s %8s %7s %6s %6s %9s %6s %8s %7s %6s  %s" % (
                     fam, clab, mlab, f(c["insn_native_median"], "%.2f"),
                     f(c["insn_raw_median"], "(%.2f)"),
                     f(c["insn_native_spread"] and 100 * c["insn_native_spread"], "%.1f%%"),
                     f(c["insn_native_whole_median"], "%.2f"),
                     f(c["insn_spin_median"], "%.2f"), f(c["mbps_median"], "%.1f"), f(c["cpu_s_per_gb_median"], "%.0f"), rt,
-                    f(c["segs_per_gso_median"], "%.1f"), ", ".join(chk)))
+                    f(c["segs_per_gso_median"], "%.1f"), f(c["acks_per_mb_median"], "%.1f"),
+                    ", ".join(chk)))
         L.append("")
     L.append("insn/B over a window of each transfer (from 1 s after its start to 1 s before "
              "its end); whole = the same over the whole iperf3 run, start-up and teardown "
@@ -322,7 +329,8 @@ def table(cells, goals, fams, meta, native):
     L.append("spread = (max - min) / median of insn/B over the reps; spin = spin-wait "
              "instructions per byte (median; not in insn/B); retrans = median/total; "
              "CPU/GB = guest CPU-seconds per GB received (TCG time); seg/GSO = the module's "
-             "segments per GSO packet")
+             "segments per GSO packet; ACK/MB = the receiver's TCP segments sent (ACKs) per MB "
+             "received, median (each wakes both ends)")
     if native:
         L.append("")
         L.append("native crypto on the host CPU (bench/native), cycles per byte:")
@@ -404,7 +412,7 @@ def selftest():
             # 3 of clear's 5 retransmits were duplicates; b's counter is not a's
             open(os.path.join(d, "raw", js[:-len(".json")] + ".nstat"), "w").write(
                 "a TcpRetransSegs 5 0.0\na TcpExtTCPDSACKRecvSegs 3 0.0\n"
-                "b TcpExtTCPDSACKRecvSegs 9 0.0\n")
+                "b TcpExtTCPDSACKRecvSegs 9 0.0\nb TcpOutSegs 20 0.0\na TcpOutSegs 99 0.0\n")
         rows.append([mode, cell, "4", "1", "ok", "1000", "100", str(nbytes), "10", "10", "0",
                      js, "", str(t0), str(t1), str(nb), str(w0), str(w1)])
         # all of it on vCPU 0 in the kernel; half of it as one rep movsb of 64 bytes per
@@ -459,6 +467,10 @@ def selftest():
     if mn["n"] != 1 or len(mn["failed"]) != 1 or "outside" not in mn["failed"][0]:
         bad.append("module null: %d runs, failed %r; want 1 and one window outside the "
                    "transfer" % (mn["n"], mn["failed"]))
+    acks = {(c["mode"], c["cell"]): c["acks_per_mb_median"] for c in res["cells"]}
+    if (abs(acks.pop(("stock", "clear_gso")) - 20 / (nbytes / 1e6)) > 1e-9 or
+            any(v is not None for v in acks.values())):
+        bad.append("receiver ACKs per MB: %r" % acks)
     dup = {(c["mode"], c["cell"]): c["dsack_total"] for c in res["cells"]}
     if dup != {("stock", "clear_gso"): 3, **{(m[0], m[1]): None for m in made[1:]}}:
         bad.append("duplicate retransmits: %r" % dup)
