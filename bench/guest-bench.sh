@@ -234,11 +234,8 @@ if [ -n "${INSN_MARK:-}" ]; then
 fi
 # mark TAG: an instruction-count snapshot (no-op without the plugin)
 mark() { [ -z "${INSN_MARK:-}" ] || "$INSN_MARK" "$1"; }
-# sleep_until NS: until the guest's clock (date +%s%N) reads NS; at once if it did
-sleep_until() {
-	local left=$(($1 - $(date +%s%N)))
-	[ $left -le 0 ] || sleep "$(printf '%d.%09d' $((left / 1000000000)) $((left % 1000000000)))"
-}
+# shellcheck source=guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
 # insn/B is counted over a window of the transfer: from WIN_SKIP seconds after
 # iperf3 starts to WIN_SKIP seconds before it ends. Outside it are costs that do not
 # scale with the bytes (iperf3 and netns start-up, handshake, slow start, teardown,
@@ -277,14 +274,13 @@ run_cell() { # MODE CELL FAM REP
 	local b0= b1= win=-
 	mark $w0
 	j0=$(busy_jiffies)
-	local start
-	start=$(date +%s%N)
+	local start=${EPOCHREALTIME/./}
 	timeout $((T + 40)) ip netns exec a iperf3 -c $d -t "$T" -J --connect-timeout 5000 >"$json" 2>"$json.err" &
 	local ipid=$!
 	if [ -n "${INSN_MARK:-}" ] && [ "$T" -gt $((2 * WIN_SKIP)) ]; then
-		sleep_until $((start + WIN_SKIP * 1000000000))
+		sleep_until $((start + WIN_SKIP * 1000000))
 		b0=$("$INSN_MARK" $t0 b 5201)
-		sleep_until $((start + (T - WIN_SKIP) * 1000000000))
+		sleep_until $((start + (T - WIN_SKIP) * 1000000))
 		b1=$("$INSN_MARK" $t1 b 5201)
 		[ -n "$b0" ] && [ -n "$b1" ] && win=$((b1 - b0))
 	fi

@@ -5,10 +5,11 @@
 # boots it under bench/insn's plugin with profile=on.
 #
 # One TCP stream over veth (TSO off, GSO + GRO), per cell and family: clear (and
-# clear_tso, the same with TSO on, if asked for), and ESP in transport mode (esp-null, AES-GCM-128, ChaCha20-Poly1305) under each kernel
-# configuration in PROFILE_MODES (module: esp_swoffload.ko; offload: esp4/6_offload;
-# stock). A window of each run, from 1 s after its start to 1 s before its end, is
-# bracketed by two dump markers (insn-mark with bit 15; both timed from the start), so the plugin writes every
+# clear_tso, the same with TSO on, if asked for), and ESP in transport mode (esp-null,
+# AES-GCM-128, ChaCha20-Poly1305) under each kernel configuration in PROFILE_MODES
+# (module: esp_swoffload.ko; offload: esp4/6_offload; stock). A window of each run,
+# from 1 s after its start to 1 s before its end, is bracketed by two dump markers
+# (insn-mark with bit 15; both timed from the start), so the plugin writes every
 # kernel block's count at both; the host subtracts them and puts them on the
 # functions of this guest's /proc/kallsyms, saved per mode. The markers read the
 # receiver's TCP payload bytes first (see guest-bench.sh): bytes is the window's.
@@ -30,11 +31,8 @@ mkdir -p "$T_TMP"; : > "$T_RESULTS"
 # shellcheck source=../selftests/lib.sh
 . ./lib.sh
 log() { echo "[$(date +%H:%M:%S)] $*"; }
-# sleep_until NS: until the guest's clock (date +%s%N) reads NS; at once if it did
-sleep_until() {
-	local left=$(($1 - $(date +%s%N)))
-	[ $left -le 0 ] || sleep "$(printf '%d.%09d' $((left / 1000000000)) $((left % 1000000000)))"
-}
+# shellcheck source=guest-lib.sh
+. ../bench/guest-lib.sh
 # from the guest's memory: a first start from the host's directory can take seconds
 cp "$MARK" /tmp/insn-mark && MARK=/tmp/insn-mark
 
@@ -79,12 +77,12 @@ for mode in ${PROFILE_MODES:-module}; do
 			nsx b timeout $((T + 60)) iperf3 -s -1 -p $_T_PORT > /dev/null 2>&1 &
 			srv=$!
 			wait_listen b $_T_PORT
-			start=$(date +%s%N)
+			start=${EPOCHREALTIME/./}
 			nsx a timeout $((T + 60)) iperf3 -c "$dst" -p $_T_PORT -t "$T" -J > "$T_TMP/p.json" &
 			cli=$!
-			sleep_until $((start + 1000000000))
+			sleep_until $((start + 1000000))
 			b0=$("$MARK" $t0 b $_T_PORT)
-			sleep_until $((start + (T - 1) * 1000000000))
+			sleep_until $((start + (T - 1) * 1000000))
 			b1=$("$MARK" $t1 b $_T_PORT)
 			wait $cli
 			wait $srv
