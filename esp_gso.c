@@ -203,7 +203,8 @@ static void eso_count_lifetime(struct xfrm_state *x, unsigned int n,
  */
 static int eso_number_segments(struct xfrm_state *x, struct sk_buff *skb,
 			       struct sk_buff *segs, unsigned int esp_off,
-			       unsigned int reserved, unsigned int inner_len)
+			       unsigned int reserved, unsigned int inner_len,
+			       struct eso_tx_turn *turn)
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
 	unsigned int hlen = sizeof(struct ip_esp_hdr) +
@@ -217,7 +218,7 @@ static int eso_number_segments(struct xfrm_state *x, struct sk_buff *skb,
 		bytes += eso_seg_inner_len(seg, esp_off + hlen);
 		n++;
 	}
-	err = eso_tx_order_numbers(x, xo, skb, reserved, n);
+	err = eso_tx_order_numbers(x, xo, skb, reserved, n, turn);
 	if (err)
 		return err;
 	eso_count_lifetime(x, n, bytes, inner_len);
@@ -235,9 +236,11 @@ static int eso_number_segments(struct xfrm_state *x, struct sk_buff *skb,
 
 /*
  * Number the segments @segs of @skb and, where this module finishes them
- * here, encrypt them, in one TX order section: they leave it finished, in
- * the order of their numbers. Segments left to eso_xmit() are encrypted
- * later, in the section only where it spans the transmit (tx_order.c).
+ * here, encrypt them, in one pass through the TX order section: the
+ * numbers are settled under its lock, the encryption runs beside other
+ * CPUs', and the segments leave in the order of their numbers when their
+ * turn comes (tx_order.c). Segments left to eso_xmit() are encrypted
+ * later, in the turn only where it spans the transmit.
  */
 static struct sk_buff *eso_finish_segments(struct xfrm_state *x,
 					   struct sk_buff *skb,
@@ -248,23 +251,24 @@ static struct sk_buff *eso_finish_segments(struct xfrm_state *x,
 					   struct crypto_aead *batch_aead,
 					   bool nocrypt, bool ipv6)
 {
-	enum eso_tx_order how;
+	struct eso_tx_turn turn;
 	int n;
 
-	how = eso_tx_order_begin(x);
-	n = eso_number_segments(x, skb, segs, esp_off, reserved, inner_len);
+	eso_tx_order_begin(x, &turn);
+	n = eso_number_segments(x, skb, segs, esp_off, reserved, inner_len,
+				&turn);
 	if (n < 0) {
 		/* out of numbers: counted as xfrm counts it (XfrmOutStateSeqError) */
 		kfree_skb_list(segs);
 		segs = ERR_PTR(n);
-	} else if (batch_aead) {
-		segs = eso_encrypt_segments(x, batch_aead, segs, esp_off, ipv6);
-	} else if (nocrypt) {
-		segs = eso_null_segments(x, segs, esp_off, ipv6);
+	} else if (batch_aead || nocrypt) {
+		segs = batch_aead ?
+		       eso_encrypt_segments(x, batch_aead, segs, esp_off, ipv6) :
+		       eso_null_segments(x, segs, esp_off, ipv6);
+		if (!IS_ERR(segs))
+			eso_tx_order_account(skb->len);
 	}
-	if (!IS_ERR(segs))
-		eso_tx_order_account(skb->len);
-	eso_tx_order_end(x, how);
+	eso_tx_order_end(&turn);
 	if (n >= 0)
 		eso_count(xs_net(x), ESO_TX_GSO_SKBS);
 	return segs;

@@ -145,19 +145,30 @@ void eso_rx_finished(struct sk_buff *skb);
 
 /* tx_order.c */
 enum eso_tx_order {
-	ESO_TXO_NONE,		/* not in the section: another one's lock was busy */
-	ESO_TXO_LOCKED,		/* entered it */
-	ESO_TXO_NESTED,		/* this CPU was in it already */
+	ESO_TXO_NONE,	/* outside the section: tx_order off, or another's busy */
+	ESO_TXO_DRAW,	/* draw a ticket when numbering, wait for its turn at the end */
+	ESO_TXO_TRY,	/* the same, only if no ticket is out: this CPU holds one */
+	ESO_TXO_NESTED,	/* this CPU holds the turn already */
+	ESO_TXO_TICKET,	/* numbered with a ticket: its turn comes at the end */
+};
+
+struct eso_tx_stripe;
+
+/* One packet's way through its SA's TX order section */
+struct eso_tx_turn {
+	struct eso_tx_stripe *stripe;
+	u32 ticket;
+	enum eso_tx_order how;
 };
 
 int eso_tx_order_init(void);
 void eso_tx_order_exit(void);
-enum eso_tx_order eso_tx_order_begin(const struct xfrm_state *x);
-void eso_tx_order_end(const struct xfrm_state *x, enum eso_tx_order how);
+void eso_tx_order_begin(const struct xfrm_state *x, struct eso_tx_turn *turn);
+void eso_tx_order_end(struct eso_tx_turn *turn);
 void eso_tx_order_account(unsigned int bytes);
 int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 			 struct sk_buff *skb, unsigned int reserved,
-			 unsigned int n);
+			 unsigned int n, struct eso_tx_turn *turn);
 
 /* tx_nic.c */
 netdev_features_t eso_nic_gso_features(struct xfrm_state *x,

@@ -14,48 +14,55 @@
  * "replay-window" count). strongSwan's and libreswan's default window is
  * 32, the least RFC 4303 allows: shorter than one super-packet.
  *
- * What: one critical section per SA orders its packets. Inside it a
- * packet keeps the numbers xfrm gave it unless a packet numbered after
- * them went through first (the stripe remembers the last SA through it
- * and its highest number), and takes fresh ones after the SA's newest
- * otherwise, so numbers grow in the order packets go through the
- * section; a packet overtaken between xfrm_output() and here costs a gap
- * in the numbers (which a receiver accepts), not a drop. The section has to last until
- * the packet is with the device driver: a 100-byte datagram encrypts
- * faster than a driver takes the first segments of a super-packet. On a
- * veth or loopback device (no qdisc, and a transmit that hands the packet
- * to the peer's receive queue) the whole transmit happens in the caller's
- * context, so the section is taken around it, at the last
- * NF_INET_LOCAL_OUT hook, which xfrm_output_resume() passes every
- * transformed packet through on its way to dst_output(): the hook takes
- * the packet and calls dst_output() itself, in the section. Where the
- * segmentation and encryption (eso_gso_segment(), eso_xmit()) find their
- * CPU already in the SA's section, they are part of it; elsewhere (a
- * device with a qdisc, whose runner may be another CPU) they take the
- * section around their own work only. A single qdisc keeps its packets
- * in order by itself; several transmit queues of one device (mq) are
- * served concurrently, and there the order between the section and the
- * driver is the device's.
+ * What: a section per SA, entered with a ticket, as at a counter. Under
+ * the section's lock a packet draws the next ticket and settles its
+ * numbers: it keeps the ones xfrm gave it unless a packet numbered after
+ * them drew first (the stripe remembers the last SA through it and its
+ * highest number), and takes fresh ones after the SA's newest otherwise,
+ * so numbers grow in ticket order; a packet overtaken between
+ * xfrm_output() and here costs a gap in the numbers (which a receiver
+ * accepts), not a drop. Then the lock is free for the next packet, and
+ * the packet is encrypted while the packets with earlier tickets are
+ * still being encrypted or sent. Only then does it wait for its turn
+ * (the ticket before it done), and it leaves in it. So what one CPU
+ * holds up the others for is its packet's hand-over, not its encryption:
+ * a CPU holds the lock for one numbering, the turn for one hand-over.
  *
- * Why only those two devices: a CPU may wait for a section while it
- * holds a qdisc's lock (a qdisc that segments at enqueue, under its root
- * lock, as tbf and cake do; a bypassing qdisc under its busylock), so a
- * CPU in a section must never wait for a qdisc's lock. A stacked device
+ * The turn has to last until the packet is with the device driver: a
+ * 100-byte datagram encrypts faster than a driver takes the first
+ * segments of a super-packet. On a veth or loopback device (no qdisc, and
+ * a transmit that hands the packet to the peer's receive queue) the whole
+ * transmit happens in the caller's context, so the turn lasts until the
+ * end of it, at the last NF_INET_LOCAL_OUT hook, which
+ * xfrm_output_resume() passes every transformed packet through on its way
+ * to dst_output(): the hook takes the packet and calls dst_output()
+ * itself, and lets the turn go when that returns. Elsewhere (a device
+ * with a qdisc, whose runner may be another CPU) the turn ends when the
+ * packet leaves segmentation or eso_xmit(). A single qdisc keeps its
+ * packets in order by itself; several transmit queues of one device (mq)
+ * are served concurrently, and there the order between the section and
+ * the driver is the device's.
+ *
+ * Why only those two devices: a CPU may wait for its turn while it holds
+ * a qdisc's lock (a qdisc that segments at enqueue, under its root lock,
+ * as tbf and cake do; a bypassing qdisc under its busylock), so a CPU
+ * holding a turn must never wait for a qdisc's lock. A stacked device
  * without a qdisc (vlan, macvlan, bond, a tunnel) transmits through a
- * lower device's qdisc; holding the section across that would deadlock
- * against such a CPU (selftests/26-stacked.sh). Inside a section the
- * module only numbers, encrypts, and hands packets to veth or loopback,
- * which queue them for the receiver without a lock of their own, and only
- * where no egress hook (tc, netfilter) could redirect them elsewhere.
+ * lower device's qdisc; holding the turn across that would deadlock
+ * against such a CPU (selftests/26-stacked.sh). In its turn the module
+ * only encrypts what the batch did not, and hands packets to veth or
+ * loopback, which queue them for the receiver without a lock of their
+ * own, and only where no egress hook (tc, netfilter) could redirect them
+ * elsewhere.
  *
  * The outbound SA does not know the peer's window (strongSwan installs it
  * with replay-window 0), hence no shortcut for large windows: every packet
- * of an SA goes through the section. It serialises the transmission of
- * one SA's packets from several CPUs, as rx_steer.c serialises their
- * decryption, and as a qdisc would. The locks are striped by SA: SAs
- * sharing a stripe also share its serialisation. A CPU already in one
- * section only tries the lock of another stripe (two CPUs in each
- * other's stripes would wait for ever); on failure it goes on without.
+ * of an SA goes through the section. It serialises the hand-over of one
+ * SA's packets from several CPUs, as rx_steer.c serialises their
+ * decryption, and as a qdisc would. The sections are striped by SA: SAs
+ * sharing a stripe share its tickets. A CPU that holds a ticket draws one
+ * of another stripe only if nobody holds one there (two CPUs waiting for
+ * each other's turns would wait for ever); otherwise it goes on without.
  */
 
 #include <linux/debugfs.h>
@@ -77,8 +84,10 @@
 #define ESO_TX_ORDER_BITS	8
 
 struct eso_tx_stripe {
-	spinlock_t lock;	/* held for the section of the stripe's SAs */
-	int owner;		/* CPU in the section, or -1 */
+	spinlock_t lock;	/* held to draw a ticket and settle numbers */
+	u32 next;		/* the ticket the next packet draws; lock held */
+	u32 serving;		/* the ticket whose turn it is */
+	int owner;		/* the CPU in that turn, or -1 */
 	/* the SA that last numbered a packet in the section, or NULL... */
 	const struct xfrm_state *sent_x;
 	u64 sent_last;		/* ...and the highest number it sent */
@@ -101,29 +110,36 @@ static u32 tx_order_bits = ESO_TX_ORDER_BITS;
 static u32 tx_backlog_fault;
 
 static struct eso_tx_stripe eso_tx_stripes[1 << ESO_TX_ORDER_BITS];
-static DEFINE_PER_CPU(unsigned int, eso_tx_sections);	/* held by this CPU */
 
 /*
- * What a section costs the CPUs that wait for it (debugfs tx_section;
- * writing to it starts over). A CPU holds a section for one packet: one
- * GSO packet's numbering and encryption at most, or, on veth and
- * loopback, its whole transmit. The bytes say what that is on any CPU
- * (bytes times the AEAD's cycles per byte), the nanoseconds what it was
- * on this one. Waits are timed only when the lock was taken already.
+ * A CPU's place in the sections. The hook's turn: on veth and loopback
+ * the turn lasts until the hook's transmit returns (see the top).
+ * The rest says what the CPU's outermost ticket cost (debugfs tx_section):
+ * the bytes say what that is on any CPU (bytes times the AEAD's cycles
+ * per byte), the nanoseconds what it was on this one.
  */
-struct eso_tx_hold {
-	u64 since;		/* local_clock() when this CPU entered */
-	u32 bytes;		/* ESP packet bytes finished inside it so far */
+struct eso_tx_cpu {
+	unsigned int tickets;		/* drawn and not let go yet */
+	struct eso_tx_stripe *hook;	/* the stripe of the hook's packet... */
+	u32 hook_ticket;		/* ...and, if hook_turn, the turn... */
+	bool hook_turn;			/* ...this CPU holds until the hook ends */
+	bool in_turn;			/* the outermost ticket's turn came */
+	u64 turn_since;			/* local_clock() then */
+	u32 bytes;			/* ESP bytes finished since the draw... */
+	u32 turn_bytes;			/* ...and of those, in the turn */
 };
 
-static DEFINE_PER_CPU(struct eso_tx_hold, eso_tx_hold);
+static DEFINE_PER_CPU(struct eso_tx_cpu, eso_tx_cpu);
 
+/* What the section costs (debugfs tx_section; writing to it starts over) */
 static struct {
-	atomic64_t sections;	/* entered (not nested) */
-	atomic64_t contended;	/* of those, found the lock taken */
+	atomic64_t sections;	/* outermost tickets drawn */
+	atomic64_t overlapped;	/* of those, drawn behind another ticket */
+	atomic64_t contended;	/* waits for the lock or a turn */
 	u64 max_wait_ns;
-	u64 max_hold_ns;
-	u64 max_hold_bytes;
+	u64 max_hold_ns;	/* a turn, from its start to its end */
+	u64 max_hold_bytes;	/* ESP bytes finished in one turn */
+	u64 max_section_bytes;	/* ...and between one draw and its turn's end */
 } eso_txs;
 
 static void eso_stat_max(u64 *max, u64 v)
@@ -139,49 +155,30 @@ static void eso_stat_max(u64 *max, u64 v)
 	}
 }
 
-static void eso_tx_order_wait(spinlock_t *lock)
-	__acquires(lock)
-{
-	u64 t0 = local_clock();
-
-	spin_lock(lock);
-	atomic64_inc(&eso_txs.contended);
-	eso_stat_max(&eso_txs.max_wait_ns, local_clock() - t0);
-}
-
-/* @bytes of ESP packets finished in this CPU's section, if it is in one */
+/* @bytes of ESP packets finished by this CPU, counted if it holds a ticket */
 void eso_tx_order_account(unsigned int bytes)
 {
-	if (__this_cpu_read(eso_tx_sections))
-		__this_cpu_add(eso_tx_hold.bytes, bytes);
-}
+	struct eso_tx_cpu *c = this_cpu_ptr(&eso_tx_cpu);
 
-static void eso_tx_hold_begin(void)
-{
-	struct eso_tx_hold *h = this_cpu_ptr(&eso_tx_hold);
-
-	atomic64_inc(&eso_txs.sections);
-	h->since = local_clock();
-	h->bytes = 0;
-}
-
-static void eso_tx_hold_end(void)
-{
-	struct eso_tx_hold *h = this_cpu_ptr(&eso_tx_hold);
-
-	eso_stat_max(&eso_txs.max_hold_ns, local_clock() - h->since);
-	eso_stat_max(&eso_txs.max_hold_bytes, h->bytes);
+	if (!c->tickets)
+		return;
+	c->bytes += bytes;
+	if (c->in_turn)
+		c->turn_bytes += bytes;
 }
 
 static int eso_tx_section_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "sections %lld\ncontended %lld\nmax_wait_ns %llu\n",
+	seq_printf(m, "sections %lld\noverlapped %lld\ncontended %lld\n",
 		   (s64)atomic64_read(&eso_txs.sections),
-		   (s64)atomic64_read(&eso_txs.contended),
-		   READ_ONCE(eso_txs.max_wait_ns));
-	seq_printf(m, "max_hold_ns %llu\nmax_hold_bytes %llu\n",
-		   READ_ONCE(eso_txs.max_hold_ns),
-		   READ_ONCE(eso_txs.max_hold_bytes));
+		   (s64)atomic64_read(&eso_txs.overlapped),
+		   (s64)atomic64_read(&eso_txs.contended));
+	seq_printf(m, "max_wait_ns %llu\nmax_hold_ns %llu\n",
+		   READ_ONCE(eso_txs.max_wait_ns),
+		   READ_ONCE(eso_txs.max_hold_ns));
+	seq_printf(m, "max_hold_bytes %llu\nmax_section_bytes %llu\n",
+		   READ_ONCE(eso_txs.max_hold_bytes),
+		   READ_ONCE(eso_txs.max_section_bytes));
 	return 0;
 }
 
@@ -194,10 +191,12 @@ static ssize_t eso_tx_section_reset(struct file *file, const char __user *buf,
 				    size_t len, loff_t *ppos)
 {
 	atomic64_set(&eso_txs.sections, 0);
+	atomic64_set(&eso_txs.overlapped, 0);
 	atomic64_set(&eso_txs.contended, 0);
 	WRITE_ONCE(eso_txs.max_wait_ns, 0);
 	WRITE_ONCE(eso_txs.max_hold_ns, 0);
 	WRITE_ONCE(eso_txs.max_hold_bytes, 0);
+	WRITE_ONCE(eso_txs.max_section_bytes, 0);
 	return len;
 }
 
@@ -217,45 +216,153 @@ static struct eso_tx_stripe *eso_tx_stripe(const struct xfrm_state *x)
 }
 
 /*
- * Enter @x's section; bottom halves are off until eso_tx_order_end(),
- * which gets the return value. (The lock is held across the two calls
- * only when that value says so; __release()/__acquire() tell sparse.)
+ * Start @x's packet's way through its section: bottom halves are off
+ * until eso_tx_order_end(). The ticket is drawn when the packet is
+ * numbered (eso_tx_order_numbers()), if this CPU may wait for its turn.
  */
-enum eso_tx_order eso_tx_order_begin(const struct xfrm_state *x)
+void eso_tx_order_begin(const struct xfrm_state *x, struct eso_tx_turn *turn)
 {
 	struct eso_tx_stripe *s = eso_tx_stripe(x);
 
 	local_bh_disable();
+	turn->stripe = s;
 	if (!READ_ONCE(tx_order))
-		return ESO_TXO_NONE;
-	if (READ_ONCE(s->owner) == smp_processor_id())
-		return ESO_TXO_NESTED;
-	if (__this_cpu_read(eso_tx_sections)) {
-		if (!spin_trylock(&s->lock))
-			return ESO_TXO_NONE;
-	} else if (!spin_trylock(&s->lock)) {
-		eso_tx_order_wait(&s->lock);
-	}
-	__release(&s->lock);
-	WRITE_ONCE(s->owner, smp_processor_id());
-	if (!__this_cpu_read(eso_tx_sections))
-		eso_tx_hold_begin();
-	__this_cpu_inc(eso_tx_sections);
-	return ESO_TXO_LOCKED;
+		turn->how = ESO_TXO_NONE;
+	else if (READ_ONCE(s->owner) == smp_processor_id())
+		turn->how = ESO_TXO_NESTED;
+	else if (__this_cpu_read(eso_tx_cpu.tickets))
+		turn->how = ESO_TXO_TRY;
+	else
+		turn->how = ESO_TXO_DRAW;
 }
 
-void eso_tx_order_end(const struct xfrm_state *x, enum eso_tx_order how)
+static void eso_tx_lock(spinlock_t *lock)
+	__acquires(lock)
 {
-	struct eso_tx_stripe *s = eso_tx_stripe(x);
+	u64 t0;
 
-	if (how == ESO_TXO_LOCKED) {
-		if (__this_cpu_dec_return(eso_tx_sections) == 0)
-			eso_tx_hold_end();
-		WRITE_ONCE(s->owner, -1);
-		__acquire(&s->lock);
-		spin_unlock(&s->lock);
+	if (spin_trylock(lock))
+		return;
+	t0 = local_clock();
+	spin_lock(lock);
+	atomic64_inc(&eso_txs.contended);
+	eso_stat_max(&eso_txs.max_wait_ns, local_clock() - t0);
+}
+
+/*
+ * @s's lock held: draw @turn's ticket if it may have one, and say whether
+ * the packet is numbered in the section. A CPU that holds the turn
+ * numbers in it as long as nobody drew a ticket after its own; a CPU that
+ * holds another stripe's ticket draws only if nobody holds one here.
+ */
+static bool eso_tx_draw(struct eso_tx_stripe *s, struct eso_tx_turn *turn)
+{
+	struct eso_tx_cpu *c = this_cpu_ptr(&eso_tx_cpu);
+	u32 serving = READ_ONCE(s->serving);
+
+	if (turn->how == ESO_TXO_NESTED)
+		return s->next == serving + 1;
+	if (turn->how == ESO_TXO_TRY && s->next != serving) {
+		turn->how = ESO_TXO_NONE;
+		return false;
+	}
+	turn->ticket = s->next++;
+	turn->how = ESO_TXO_TICKET;
+	if (c->tickets++)
+		return true;
+	atomic64_inc(&eso_txs.sections);
+	if (turn->ticket != serving)
+		atomic64_inc(&eso_txs.overlapped);
+	c->in_turn = false;
+	c->bytes = 0;
+	c->turn_bytes = 0;
+	return true;
+}
+
+/* Wait until the ticket before @turn's is done: this CPU's turn */
+static void eso_tx_wait_turn(struct eso_tx_turn *turn)
+{
+	struct eso_tx_cpu *c = this_cpu_ptr(&eso_tx_cpu);
+	struct eso_tx_stripe *s = turn->stripe;
+	u32 ticket = turn->ticket;
+
+	/* pairs with eso_tx_release(): the last turn's work is seen done */
+	if (smp_load_acquire(&s->serving) != ticket) {
+		u64 t0 = local_clock();
+
+		atomic64_inc(&eso_txs.contended);
+		smp_cond_load_acquire(&s->serving, VAL == ticket);
+		eso_stat_max(&eso_txs.max_wait_ns, local_clock() - t0);
+	}
+	WRITE_ONCE(s->owner, smp_processor_id());
+	if (c->tickets == 1) {
+		c->in_turn = true;
+		c->turn_since = local_clock();
+	}
+}
+
+/* This CPU's turn at @s ends: the next ticket's begins */
+static void eso_tx_release(struct eso_tx_stripe *s, u32 ticket)
+{
+	struct eso_tx_cpu *c = this_cpu_ptr(&eso_tx_cpu);
+
+	if (--c->tickets == 0 && c->in_turn) {
+		eso_stat_max(&eso_txs.max_hold_ns,
+			     local_clock() - c->turn_since);
+		eso_stat_max(&eso_txs.max_hold_bytes, c->turn_bytes);
+		eso_stat_max(&eso_txs.max_section_bytes, c->bytes);
+		c->in_turn = false;
+	}
+	WRITE_ONCE(s->owner, -1);
+	/* the next ticket's turn: it sees all this one did (eso_tx_wait_turn()) */
+	smp_store_release(&s->serving, ticket + 1);
+}
+
+/*
+ * The packet is finished: with a ticket, wait for its turn, and end the
+ * turn, unless the hook spans this packet's transmit (then the hook ends
+ * it). Bottom halves go back on.
+ */
+void eso_tx_order_end(struct eso_tx_turn *turn)
+{
+	struct eso_tx_cpu *c = this_cpu_ptr(&eso_tx_cpu);
+
+	if (turn->how == ESO_TXO_TICKET) {
+		eso_tx_wait_turn(turn);
+		if (c->hook == turn->stripe && !c->hook_turn) {
+			c->hook_turn = true;
+			c->hook_ticket = turn->ticket;
+		} else {
+			eso_tx_release(turn->stripe, turn->ticket);
+		}
 	}
 	local_bh_enable();
+}
+
+/*
+ * The hook spans the transmit of a packet of @x: a turn its packet takes
+ * lasts until eso_tx_hook_end(). False if this CPU is in a hook's
+ * transmit already (that hook keeps it).
+ */
+static bool eso_tx_hook_begin(const struct xfrm_state *x)
+{
+	struct eso_tx_cpu *c = this_cpu_ptr(&eso_tx_cpu);
+
+	if (c->hook)
+		return false;
+	c->hook = eso_tx_stripe(x);
+	c->hook_turn = false;
+	return true;
+}
+
+static void eso_tx_hook_end(void)
+{
+	struct eso_tx_cpu *c = this_cpu_ptr(&eso_tx_cpu);
+
+	if (c->hook_turn)
+		eso_tx_release(c->hook, c->hook_ticket);
+	c->hook = NULL;
+	c->hook_turn = false;
 }
 
 /*
@@ -311,9 +418,9 @@ static unsigned int eso_tx_order_hook(void *priv, struct sk_buff *skb,
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
 	struct dst_entry *dst = skb_dst(skb);
-	enum eso_tx_order how;
 	struct sec_path *sp;
 	struct xfrm_state *x;
+	bool hook;
 
 	if (!xo || (xo->flags & XFRM_GRO) || !dst || dst->xfrm || !dst->dev)
 		return NF_ACCEPT;
@@ -329,19 +436,17 @@ static unsigned int eso_tx_order_hook(void *priv, struct sk_buff *skb,
 	if (rcu_dereference(netdev_get_tx_queue(dst->dev, 0)->qdisc)->enqueue)
 		return NF_ACCEPT;
 
-	if (eso_tx_order_leaf(dst->dev)) {
-		how = eso_tx_order_begin(x);
-	} else {
-		local_bh_disable();
-		how = ESO_TXO_NONE;
-	}
+	local_bh_disable();
+	hook = eso_tx_order_leaf(dst->dev) && eso_tx_hook_begin(x);
 	if (unlikely(eso_xfrm_backlog_busy())) {
 		eso_count(state->net, ESO_TX_BACKLOG_DROPPED);
 		kfree_skb(skb);
 	} else {
 		state->okfn(state->net, state->sk, skb);
 	}
-	eso_tx_order_end(x, how);
+	if (hook)
+		eso_tx_hook_end();
+	local_bh_enable();
 	return NF_STOLEN;
 }
 
@@ -494,31 +599,18 @@ static bool eso_tx_keeps(struct xfrm_state *x, struct eso_tx_stripe *s,
 	       eso_seq_after(x, first, s->sent_last);
 }
 
-/*
- * Inside the section (eso_tx_order_begin(): bottom halves off): settle
- * the numbers of the @n packets (segments) @skb becomes. xfrm reserved
- * @reserved of them from @xo->seq; they stay if they cover @n and nothing
- * numbered after them went out yet (or tx_order is off), else @n fresh
- * ones replace them. On return @xo->seq holds the first one.
- */
-int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
-			 struct sk_buff *skb, unsigned int reserved,
-			 unsigned int n)
+/* Settle the numbers (see eso_tx_order_numbers()); x->lock not held */
+static int eso_tx_number(struct xfrm_state *x, struct xfrm_offload *xo,
+			 struct sk_buff *skb, struct eso_tx_stripe *s,
+			 unsigned int reserved, unsigned int n,
+			 bool in_section)
 {
-	struct eso_tx_stripe *s = eso_tx_stripe(x);
 	u64 first = (u64)xo->seq.hi << 32 | xo->seq.low;
 	u64 last = first + reserved - 1;
-	bool in_section;
 	int err = 0;
 
-	if (n <= reserved && !READ_ONCE(tx_order)) {
-		/* a switch back to Y may reorder what is in flight then */
-		eso_tx_forget(s, x);
-		return 0;
-	}
 	if (x->repl_mode != XFRM_REPLAY_MODE_ESN)
 		last = (u32)last;
-	in_section = READ_ONCE(s->owner) == smp_processor_id();
 
 	spin_lock(&x->lock);
 	if (n > reserved || !eso_tx_keeps(x, s, in_section, first, last)) {
@@ -539,4 +631,47 @@ int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
 	}
 	spin_unlock(&x->lock);
 	return err;
+}
+
+/*
+ * Between eso_tx_order_begin() and _end() (bottom halves off): draw
+ * @turn's ticket and settle the numbers of the @n packets (segments) @skb
+ * becomes, under the section's lock, so that numbers grow in ticket
+ * order. xfrm reserved @reserved of them from @xo->seq; they stay if they
+ * cover @n and nothing numbered after them drew a ticket yet (or tx_order
+ * is off), else @n fresh ones replace them. On return @xo->seq holds the
+ * first one.
+ */
+int eso_tx_order_numbers(struct xfrm_state *x, struct xfrm_offload *xo,
+			 struct sk_buff *skb, unsigned int reserved,
+			 unsigned int n, struct eso_tx_turn *turn)
+{
+	struct eso_tx_stripe *s = turn->stripe;
+	int err;
+
+	if (n <= reserved && !READ_ONCE(tx_order)) {
+		/* a switch back to Y may reorder what is in flight then */
+		eso_tx_forget(s, x);
+		return 0;
+	}
+	switch (turn->how) {
+	case ESO_TXO_TRY:
+		if (!spin_trylock(&s->lock))
+			break;
+		err = eso_tx_number(x, xo, skb, s, reserved, n,
+				    eso_tx_draw(s, turn));
+		spin_unlock(&s->lock);
+		return err;
+	case ESO_TXO_DRAW:
+	case ESO_TXO_NESTED:
+		eso_tx_lock(&s->lock);
+		err = eso_tx_number(x, xo, skb, s, reserved, n,
+				    eso_tx_draw(s, turn));
+		spin_unlock(&s->lock);
+		return err;
+	default:
+		break;
+	}
+	turn->how = ESO_TXO_NONE;
+	return eso_tx_number(x, xo, skb, s, reserved, n, false);
 }

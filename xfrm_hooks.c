@@ -320,13 +320,14 @@ done:
 
 /* A packet xfrm did not segment: number and encrypt it, in the section. */
 static int eso_xmit_single(struct xfrm_state *x, struct sk_buff *skb,
-			   bool ipv6, struct esp_info *esp)
+			   bool ipv6, struct esp_info *esp,
+			   struct eso_tx_turn *turn)
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
 	s64 low;
 	int err;
 
-	err = eso_tx_order_numbers(x, xo, skb, 1, 1);
+	err = eso_tx_order_numbers(x, xo, skb, 1, 1, turn);
 	if (err == -EOVERFLOW) {
 		/*
 		 * Out of numbers, and counted so (XfrmOutStateSeqError).
@@ -363,12 +364,17 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 					 &esp);
 		err = low < 0 ? low :
 		      eso_output_finish(x, skb, ipv6, &esp, low, false);
+		if (!err)
+			eso_tx_order_account(skb->len);
 	} else {
-		enum eso_tx_order how = eso_tx_order_begin(x);
+		struct eso_tx_turn turn;
 
-		err = eso_xmit_single(x, skb, ipv6, &esp);
-		eso_tx_order_account(skb->len);
-		eso_tx_order_end(x, how);
+		eso_tx_order_begin(x, &turn);
+		err = eso_xmit_single(x, skb, ipv6, &esp, &turn);
+		/* -EINPROGRESS: the skb may be sent and freed already */
+		if (!err)
+			eso_tx_order_account(skb->len);
+		eso_tx_order_end(&turn);
 	}
 	if (err && err != -EINPROGRESS)
 		eso_count(xs_net(x), ESO_TX_ERRORS);
