@@ -13,8 +13,10 @@
 # ticket covered more than one GSO packet; no sequence error at the receiver. The
 # nanoseconds are emulated time: printed, not asserted.
 SECS=${TXSECTION_SECS:-6}
-# one GSO packet: 64 KiB of IP packet, plus ESP's header, IV, trailer and ICV
-TXSECTION_MAX_BYTES=$((65536 + 64))
+# one GSO packet's segments: 64 KiB of IP packet, and for each of its at most 46
+# segments a copy of the headers (IP, TCP with options: 60) and ESP's header, IV,
+# padding, trailer and ICV (at most 8 + 16 + 17 + 16)
+TXSECTION_MAX_BYTES=$((65536 + 46 * (60 + 57)))
 
 # txsection_read FIELD: one line of debugfs tx_section
 txsection_read() {
