@@ -66,7 +66,8 @@ for mode in ${PROFILE_MODES:-module}; do
 		for cell in ${PROFILE_CELLS:-clear null gcm128 chacha}; do
 			case $cell in
 			clear*) { [ "$mode" != "${PROFILE_MODES%% *}" ] || [ "$variant" != - ]; } && continue ;;
-			*) xfrm_setup "$cell" transport "$fam" ;;
+			*) xfrm_setup "$cell" transport "$fam" ||
+				{ log "FATAL: cell $cell: no SA"; exit 1; } ;;
 			esac
 			tso=off; [ "$cell" = clear_tso ] && tso=on
 			nsx a ethtool -K "$DEV_A" tso $tso > /dev/null 2>&1

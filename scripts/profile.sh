@@ -29,6 +29,13 @@ say() { echo "profile: $*" >&2; }
 if [ "${1:-}" = --analyze ]; then
 	OUT=$(readlink -f "${2:?usage: $0 --analyze DIR}")
 else
+	# an unknown cell would run as clear TCP under its name (no SA)
+	for c in ${PROFILE_CELLS:-}; do
+		case " clear clear_tso null gcm128 gcm256 chacha cbc-sha256 " in
+		*" $c "*) ;;
+		*) say "unknown cell '$c': clear clear_tso null gcm128 gcm256 chacha cbc-sha256"; exit 2 ;;
+		esac
+	done
 	prepare_vm_run profile
 	make -s -C bench/insn OUT="$OUT/insn-bin" >"$OUT/insn-build.log" 2>&1 ||
 		{ tail -5 "$OUT/insn-build.log" >&2; say "plugin build failed"; exit 1; }
