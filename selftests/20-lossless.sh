@@ -51,34 +51,48 @@ ns_cleanup
 # Moving an SA's RX home must not reorder (rx_steer.c, eso_homes). With rx_rehome_every
 # the homes move every few hundred packets, wherever they arrive: the receiver's TCP
 # must see every segment in order (TcpExtTCPOFOQueue stays), none lost or retransmitted.
-rehome_case() {
-	local algo=$1 name="rehome $1" p=$KNOBS
-	local mv0 mv1 fo0 fo1 ofo0 ofo1 errs rt0 rt1 dq0 dq
-	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup "$algo" transport 4 2>> "$T_TMP/err"; then
-		t_fail "$name: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
-		return
-	fi
+# A packet veth drops (its ring full: the receiving vCPU fell behind, as on a busy host)
+# is lost before the module sees it, and every segment after it waits out of order: a
+# run with such drops cannot tell, so it runs again (at most three times).
+rehome_run() { # NAME -> mv fo ofo rt dq of one transfer, or 1
+	local p=$KNOBS mv0 fo0 ofo0 rt0 dq0 rc
 	echo "${REHOME_EVERY:-300}" > $p/rx_rehome_every
 	mv0=$(counter b rx_rehomed) fo0=$(counter b rx_rehome_forced) rt0=$(tcp_retrans a)
 	dq0=$(link_stat a va tx dropped)
 	ofo0=$(tcp_ofo b)
 	iperf_run a b "$ADDR_B" "${REHOME_SECS:-6}"
-	local rc=$?
+	rc=$?
 	echo 0 > $p/rx_rehome_every
 	if [ $rc -ne 0 ]; then
-		t_fail "$name: iperf3 ran" "$(head -c 600 "$IPERF_JSON" 2>/dev/null)"
+		t_fail "$1: iperf3 ran" "$(head -c 600 "$IPERF_JSON" 2>/dev/null)"
+		return 1
+	fi
+	mv=$(( $(counter b rx_rehomed) - mv0 )) fo=$(( $(counter b rx_rehome_forced) - fo0 ))
+	ofo=$(( $(tcp_ofo b) - ofo0 )) rt=$(( $(tcp_retrans a) - rt0 ))
+	dq=$(( $(link_stat a va tx dropped) - ${dq0:-0} ))
+	t_diag "$1: $(( IPERF_BPS / 1000000 )) Mbit/s, rx_rehomed +$mv, rx_rehome_forced +$fo, TcpExtTCPOFOQueue +$ofo, retransmits $IPERF_RETR, va dropped +$dq"
+}
+rehome_case() {
+	local algo=$1 name="rehome $1" try mv fo ofo rt dq errs
+	if ! ns_setup tso-off-both 2> "$T_TMP/err" || ! xfrm_setup "$algo" transport 4 2>> "$T_TMP/err"; then
+		t_fail "$name: setup" "ns_setup/xfrm_setup failed: $(cat "$T_TMP/err")"
 		return
 	fi
-	mv1=$(counter b rx_rehomed) fo1=$(counter b rx_rehome_forced) rt1=$(tcp_retrans a)
-	ofo1=$(tcp_ofo b)
+	for try in 1 2 3; do
+		rehome_run "$name" || return
+		[ "$dq" -eq 0 ] && break
+		[ $try -lt 3 ] && t_diag "$name: veth dropped $dq packets, which reorders what follows them: again"
+	done
 	errs=$(( $(xfrm_errors_total a) + $(xfrm_errors_total b) ))
-	t_diag "$name: $(( IPERF_BPS / 1000000 )) Mbit/s, rx_rehomed +$((mv1 - mv0)), rx_rehome_forced +$((fo1 - fo0)), TcpExtTCPOFOQueue +$((ofo1 - ofo0)), retransmits $IPERF_RETR"
-	t_expect "$name: homes moved (rx_rehomed +$((mv1 - mv0)))" "$((mv1 - mv0))" -ge 3
-	t_expect "$name: every segment in order (TcpExtTCPOFOQueue +$((ofo1 - ofo0)))" "$((ofo1 - ofo0))" -eq 0
+	t_expect "$name: homes moved (rx_rehomed +$mv)" "$mv" -ge 3
+	if [ "$dq" -eq 0 ]; then
+		t_expect "$name: every segment in order (TcpExtTCPOFOQueue +$ofo)" "$ofo" -eq 0
+	else
+		t_skip "$name: every segment in order" "veth dropped packets in all three runs"
+	fi
 	# tail-loss probes (a late ACK) and veth's ring drops are not the module's doing
-	dq=$(( $(link_stat a va tx dropped) - ${dq0:-0} ))
-	t_expect "$name: zero retransmits but probes and veth's drops ($((rt1 - rt0)) of $IPERF_RETR, va dropped +$dq)" \
-		"$((rt1 - rt0))" -le "$dq"
+	t_expect "$name: zero retransmits but probes and veth's drops ($rt of $IPERF_RETR, va dropped +$dq)" \
+		"$rt" -le "$dq"
 	t_expect "$name: zero xfrm errors" "$errs" -eq 0
 	[ "$errs" = 0 ] || for ns in a b; do xfrm_errors $ns | sed "s/^/xfrm_stat $ns: /" | while read -r l; do t_diag "$l"; done; done
 	[ "$IPERF_RETR" = 0 ] || retrans_why a b | while read -r l; do t_diag "$l"; done
