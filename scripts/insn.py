@@ -17,6 +17,10 @@ executed, spin-waits included. Both are kept.
                                   kernel functions between two dump markers
   insn.py report DIR [--top N]    make profile's report of a run directory
                                   (runs.tsv, insn.txt, kallsyms.<mode>)
+  insn.py lines DIR FUNC [--cell C] [--fam F] [--top N]
+                                  one module function of a make profile run
+                                  (cell null, first family by default) by source
+                                  line, per 1448-byte segment
   insn.py selftest                the arithmetic on made-up snapshots
 """
 import bisect
@@ -338,6 +342,50 @@ def selftest():
     return 1 if bad else 0
 
 
+def lines(d, func, cell="null", fam=None, top=40, segment=1448):
+    """A module function's native-equivalent instructions by source line: each
+    translation block's count goes to the line of its first instruction (a block
+    spans a few lines, so neighbouring lines blur), through addr2line on the run's
+    build of the module."""
+    import csv
+    import os
+    import subprocess
+    rows = [r for r in csv.DictReader(open(os.path.join(d, "runs.tsv")), delimiter="\t")
+            if r["cell"] == cell and (fam is None or r["fam"] == fam)
+            and r.get("variant", "-") in ("-", "")]
+    if not rows:
+        return "no run of cell %s%s in %s" % (cell, "" if fam is None else " v" + fam, d)
+    r = rows[0]
+    ko = os.path.join(d, "build", "esp_swoffload.ko")
+    base = None
+    with open(os.path.join(d, "kallsyms." + r["mode"]), errors="replace") as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 4 and p[2] == func and p[3] == "[esp_swoffload]":
+                base = int(p[0], 16)
+    nm = subprocess.run(["nm", "-S", ko], capture_output=True, text=True).stdout
+    sym = [p for p in (x.split() for x in nm.splitlines()) if len(p) == 4 and p[3] == func]
+    if base is None or not sym:
+        return "%s: not a function of the module in this run" % func
+    koaddr, size = int(sym[0][0], 16), int(sym[0][1], 16)
+    t0, t1, nbytes = int(r["tag0"]), int(r["tag1"]), int(r["bytes"])
+    b0, b1 = read_tbs(os.path.join(d, "insn.txt"), t0), read_tbs(os.path.join(d, "insn.txt"), t1)
+    cnt = {a: v[1] - b0.get(a, (0, 0))[1] for a, v in b1.items() if base <= a < base + size}
+    addrs = sorted(a for a in cnt if cnt[a] > 0)
+    where = subprocess.run(["addr2line", "-e", ko] + ["0x%x" % (a - base + koaddr) for a in addrs],
+                           capture_output=True, text=True).stdout.splitlines()
+    by = {}
+    for a, w in zip(addrs, where):
+        w = w.split("/")[-1]
+        by[w] = by.get(w, 0) + cnt[a]
+    per = nbytes / segment
+    out = ["%s, %s v%s %s: %.0f native-equivalent instructions per %d B"
+           % (func, r["mode"], r["fam"], cell, sum(by.values()) / per, segment)]
+    for w, v in sorted(by.items(), key=lambda x: -x[1])[:top]:
+        out.append("%8.1f  %s" % (v / per, w))
+    return "\n".join(out)
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -367,6 +415,13 @@ def main(argv):
         if "--top" in argv:
             top = int(argv[argv.index("--top") + 1])
         print(report(argv[2], top))
+        return 0
+    if cmd == "lines":
+        args, opt = argv[2:], {"--cell": "null", "--fam": None, "--top": "40"}
+        for k in list(opt):
+            if k in args:
+                i = args.index(k); opt[k] = args[i + 1]; del args[i:i + 2]
+        print(lines(args[0], args[1], opt["--cell"], opt["--fam"], int(opt["--top"])))
         return 0
     if cmd == "selftest":
         return selftest()
