@@ -357,12 +357,8 @@ def lines(d, func, cell="null", fam=None, top=40, segment=1448):
         return "no run of cell %s%s in %s" % (cell, "" if fam is None else " v" + fam, d)
     r = rows[0]
     ko = os.path.join(d, "build", "esp_swoffload.ko")
-    base = None
-    with open(os.path.join(d, "kallsyms." + r["mode"]), errors="replace") as f:
-        for line in f:
-            p = line.split()
-            if len(p) >= 4 and p[2] == func and p[3] == "[esp_swoffload]":
-                base = int(p[0], 16)
+    addrs, names = read_kallsyms(os.path.join(d, "kallsyms." + r["mode"]))
+    base = next((a for a, n in zip(addrs, names) if n == func + " [esp_swoffload]"), None)
     nm = subprocess.run(["nm", "-S", ko], capture_output=True, text=True).stdout
     sym = [p for p in (x.split() for x in nm.splitlines()) if len(p) == 4 and p[3] == func]
     if base is None or not sym:
