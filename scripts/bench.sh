@@ -22,6 +22,8 @@
 #      BENCH_FAMS "4 6" (default) or "4"          BENCH_NATIVE 1 (default) or 0
 #      VMRUN     VM runner (default scripts/vmrun)
 #      BENCH_RESULTS where results.json and results.png go (default bench/)
+#      BENCH_PHASES  modes and their cells, e.g. "stock:clear_tso module:null" (default:
+#                    all; for looking into one cell)
 #
 # scripts/bench.sh --analyze bench/out/<run>   redo the table, JSON and PNG from a run's
 #                                              raw data (no VM)
@@ -104,7 +106,7 @@ if [ "$NATIVE" = 1 ]; then
 fi
 
 # ------------------------------------------------------------------------ VM run
-PHASES="stock:clear_tso,clear_gso,null,gcm,chacha offload:null,gcm,chacha module:null,gcm,chacha"
+PHASES=${BENCH_PHASES:-"stock:clear_tso,clear_gso,null,gcm,chacha offload:null,gcm,chacha module:null,gcm,chacha"}
 cat >"$OUT/config.sh" <<EOF
 T=$T
 REPS=$REPS
@@ -117,7 +119,10 @@ KV="$KV"
 MODNOTE="$MODNOTE"
 EOF
 NF=$(echo $FAMS | wc -w)
-NRUNS=$((11 * NF * REPS))
+NCELLS=$(echo "$PHASES" | tr ' ' '\n' | sed 's/^[^:]*://' | tr ',' '\n' | grep -c .)
+# clear_tso runs three times per repetition (bench/guest-bench.sh, TSO_RUNS)
+case ",$PHASES," in *clear_tso*) NCELLS=$((NCELLS + 2)) ;; esac
+NRUNS=$((NCELLS * NF * REPS))
 TMO=$((300 + NRUNS * (T + 60)))  # hang guard only; generous for a busy host
 say "kernel $KV, $NRUNS iperf3 runs of ${T}s ($REPS reps); raw data in $OUT"
 say "expect roughly $(( (60 + NRUNS * (T + 8)) / 60 )) min (more on a busy host)"

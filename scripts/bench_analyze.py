@@ -330,7 +330,8 @@ def table(cells, goals, fams, meta, native):
              "instructions per byte (median; not in insn/B); retrans = median/total; "
              "CPU/GB = guest CPU-seconds per GB received (TCG time); seg/GSO = the module's "
              "segments per GSO packet; ACK/MB = the receiver's TCP segments sent (ACKs) per MB "
-             "received, median (each wakes both ends)")
+             "received, median (each wakes both ends); clear, TSO on: three runs per "
+             "rep, the receiver's route in quickack (docs/performance.md, \"Repeatability\")")
     if native:
         L.append("")
         L.append("native crypto on the host CPU (bench/native), cycles per byte:")
