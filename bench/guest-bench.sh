@@ -219,7 +219,7 @@ set_mode() {
 # ACK counts were steady, and their figures stay comparable with earlier runs.
 receiver_quickack() {
 	ip -n b route change 10.0.0.0/24 dev vb quickack "$1" &&
-		ip -n b -6 route change fd00::/64 dev vb quickack "$1" ||
+		ip -n b -6 route change fd00::/64 dev vb proto kernel metric 256 quickack "$1" ||
 		log "note: ip route change ... quickack $1 failed"
 }
 # Runs of clear TCP with TSO on per repetition: what is left of its scatter (about
