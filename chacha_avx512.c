@@ -6,5 +6,6 @@
  */
 #define CC_FN(name) name##_avx512
 #define CC_WIDE
+#define CC_MULX
 #define CC_VPROLD
 #include "chacha_vec.h"

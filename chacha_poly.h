@@ -19,9 +19,64 @@
  * h = (h + m + hibit * 2^128) * r, partly reduced mod 2^130 - 5: h2 is at
  * most 4 after a block (6 with the next m added), so every product fits in
  * its 128 bits with room for the sums. x86-64 assembly, as GCC keeps the
- * 128-bit sums of the C form on the stack: mulq (no mulx: BMI2 is not
- * among any level's features) and add-with-carry chains.
+ * 128-bit sums of the C form on the stack. Two forms: with BMI2's mulx
+ * (CC_MULX: the AVX2 and AVX-512 levels, whose CPUs all have it; the
+ * module checks), which names its outputs and leaves the flags alone, 27
+ * instructions; else mulq, which works through rax and rdx, 33.
+ *
+ * The reduction: d2 = h's bits from 2^128 up; 2^130 = 5 mod p, so
+ * (d2 >> 2) * 2^130 becomes (d2 >> 2) * 5, one lea, and h2 keeps d2 & 3.
  */
+#ifdef CC_MULX
+static __always_inline void cc_poly_block(u64 *h0, u64 *h1, u64 *h2, u64 r0,
+					  u64 r1, u64 s1, const u8 *m,
+					  u64 hibit)
+{
+	u64 a0 = *h0, a1 = *h1, a2 = *h2, t0, t1, t2, t3, t4, rdx;
+
+	asm("addq	0(%[m]), %[a0]\n\t"
+	    "adcq	8(%[m]), %[a1]\n\t"
+	    "adcq	%[hibit], %[a2]\n\t"
+	    /* t1:t0 = a0 * r0, t3:t2 = a0 * r1 */
+	    "movq	%[a0], %%rdx\n\t"
+	    "mulxq	%[r0], %[t0], %[t1]\n\t"
+	    "mulxq	%[r1], %[t2], %[t3]\n\t"
+	    /* d0 = t1:t0 += a1 * s1, t3:t2 += a1 * r0 */
+	    "movq	%[a1], %%rdx\n\t"
+	    "mulxq	%[s1], %[a0], %[t4]\n\t"
+	    "addq	%[a0], %[t0]\n\t"
+	    "adcq	%[t4], %[t1]\n\t"
+	    "mulxq	%[r0], %[a0], %[t4]\n\t"
+	    "addq	%[a0], %[t2]\n\t"
+	    "adcq	%[t4], %[t3]\n\t"
+	    /* d1 = t3:t2 += a2 * s1 */
+	    "movq	%[a2], %[a0]\n\t"
+	    "imulq	%[s1], %[a0]\n\t"
+	    "addq	%[a0], %[t2]\n\t"
+	    "adcq	$0, %[t3]\n\t"
+	    /* d1 += d0 >> 64; d2 = a2 * r0 + (d1 >> 64) */
+	    "imulq	%[r0], %[a2]\n\t"
+	    "addq	%[t1], %[t2]\n\t"
+	    "adcq	%[t3], %[a2]\n\t"
+	    /* h = t0 + t2 * 2^64 + (d2 & 3) * 2^128 + (d2 >> 2) * 5 */
+	    "movq	%[a2], %[a0]\n\t"
+	    "shrq	$2, %[a0]\n\t"
+	    "leaq	(%[a0],%[a0],4), %[a0]\n\t"
+	    "andq	$3, %[a2]\n\t"
+	    "addq	%[a0], %[t0]\n\t"
+	    "adcq	$0, %[t2]\n\t"
+	    "adcq	$0, %[a2]\n\t"
+	    : [a0] "+&r" (a0), [a1] "+&r" (a1), [a2] "+&r" (a2),
+	      [t0] "=&r" (t0), [t1] "=&r" (t1), [t2] "=&r" (t2),
+	      [t3] "=&r" (t3), [t4] "=&r" (t4), "=&d" (rdx)
+	    : [m] "r" (m), "m" (*(const u8 (*)[16])m), [hibit] "rme" (hibit),
+	      [r0] "rm" (r0), [r1] "rm" (r1), [s1] "rm" (s1)
+	    : "cc");
+	*h0 = t0;
+	*h1 = t2;
+	*h2 = a2;
+}
+#else
 static __always_inline void cc_poly_block(u64 *h0, u64 *h1, u64 *h2, u64 r0,
 					  u64 r1, u64 s1, const u8 *m,
 					  u64 hibit)
@@ -59,11 +114,9 @@ static __always_inline void cc_poly_block(u64 *h0, u64 *h1, u64 *h2, u64 r0,
 	    "adcq	%[a0], %[a2]\n\t"
 	    /* h = t0 + t2 * 2^64 + (d2 & 3) * 2^128 + (d2 >> 2) * 5 */
 	    "movq	%[a2], %%rax\n\t"
-	    "movq	%[a2], %%rdx\n\t"
-	    "andq	$-4, %%rax\n\t"
-	    "shrq	$2, %%rdx\n\t"
+	    "shrq	$2, %%rax\n\t"
+	    "leaq	(%%rax,%%rax,4), %%rax\n\t"
 	    "andq	$3, %[a2]\n\t"
-	    "addq	%%rdx, %%rax\n\t"
 	    "addq	%%rax, %[t0]\n\t"
 	    "adcq	$0, %[t2]\n\t"
 	    "adcq	$0, %[a2]\n\t"
@@ -77,6 +130,7 @@ static __always_inline void cc_poly_block(u64 *h0, u64 *h1, u64 *h2, u64 r0,
 	*h1 = t2;
 	*h2 = a2;
 }
+#endif /* CC_MULX */
 
 /* Absorb nblocks 16-byte blocks, each with 2^128 added (hibit 1) or not. */
 static __always_inline void cc_poly_blocks(struct cc_poly *p, const u8 *m,

@@ -70,7 +70,9 @@ static bool cc_level_supported(enum cc_level l)
 		return false;
 	if (l == CC_SSSE3)
 		return true;
+	/* BMI2: the AVX2 and AVX-512 levels' Poly1305 multiplies with mulx */
 	if (!boot_cpu_has(X86_FEATURE_AVX) || !boot_cpu_has(X86_FEATURE_AVX2) ||
+	    !boot_cpu_has(X86_FEATURE_BMI2) ||
 	    !cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL))
 		return false;
 	if (l == CC_AVX2)

@@ -38,7 +38,7 @@ static const struct {
 } levels[CC_NR_LEVELS] = {
 	[CC_GENERIC] = { "generic", NULL, NULL },
 	[CC_SSSE3] = { "ssse3", "ssse3", "no SSSE3" },
-	[CC_AVX2] = { "avx2", "avx2", "no AVX2" },
+	[CC_AVX2] = { "avx2", "avx2", "no AVX2 or BMI2" },
 	[CC_AVX512] = { "avx512", "avx512vl", "no AVX-512VL" },
 };
 
@@ -53,13 +53,16 @@ static bool level_ok(int l)
 		return __builtin_cpu_supports("ssse3");
 	case CC_AVX2:
 		return __builtin_cpu_supports("ssse3") &&
-		       __builtin_cpu_supports("avx2");
+		       __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("bmi2");
 	case CC_AVX512:
 #ifdef CHACHA_AVX512_ON_AVX2	/* chacha.mk: that level built for AVX2 */
-		return __builtin_cpu_supports("avx2");
+		return __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("bmi2");
 #endif
 		return __builtin_cpu_supports("ssse3") &&
 		       __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("bmi2") &&
 		       __builtin_cpu_supports("avx512f") &&
 		       __builtin_cpu_supports("avx512vl");
 	}
