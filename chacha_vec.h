@@ -83,14 +83,28 @@ static __always_inline void cc_ph_blocks(struct cc_ph *ph, const u8 *m,
 	}
 }
 
-/* Of @n Poly1305 blocks spread over the 10 double rounds, those of round i */
-static __always_inline unsigned int cc_ph_share(unsigned int n, int i)
+/*
+ * @n Poly1305 blocks spread over the 10 double rounds: n / 10 in each, one
+ * more in the first n % 10 (one division per group, not two per round).
+ */
+struct cc_ph_split {
+	unsigned int base, extra;
+};
+
+static __always_inline struct cc_ph_split cc_ph_split(unsigned int n)
 {
-	return n * (i + 1) / 10 - n * i / 10;
+	return (struct cc_ph_split){ n / 10, n % 10 };
+}
+
+static __always_inline unsigned int cc_ph_share(struct cc_ph_split sp,
+						unsigned int i)
+{
+	return sp.base + (i < sp.extra);
 }
 
 /*
- * Absorb @n blocks at *pm and advance it: for up to 3 blocks straight-line
+ * Absorb @n blocks at *pm and advance it: for up to 4 blocks (a group of
+ * eight spreads its 32 over the rounds as 4, 4, 3, ...) straight-line
  * code, not a loop, which lets GCC keep the vector registers of the
  * assembly double rounds (cc_8ks(), cc_4ks()) in place around it.
  */
@@ -104,7 +118,9 @@ static __always_inline void cc_ph_round(struct cc_ph *ph, const u8 **pm,
 	if (n > 2)
 		cc_ph_blocks(ph, *pm + 32, 1);
 	if (n > 3)
-		cc_ph_blocks(ph, *pm + 48, n - 3);
+		cc_ph_blocks(ph, *pm + 48, 1);
+	if (n > 4)
+		cc_ph_blocks(ph, *pm + 64, n - 4);
 	*pm += 16 * n;
 }
 
@@ -247,6 +263,7 @@ static __always_inline void cc_4ks(const u32 *state, cc_v4 *x,
 	register cc_v4 x9 asm("xmm9"), x10 asm("xmm10"), x11 asm("xmm11");
 	register cc_v4 x12 asm("xmm12"), x13 asm("xmm13");
 	cc_v4 m[4] __uninitialized;
+	const struct cc_ph_split sp = cc_ph_split(pn);
 	int i;
 
 	for (i = 0; i < 16; i++)
@@ -264,7 +281,7 @@ static __always_inline void cc_4ks(const u32 *state, cc_v4 *x,
 	};
 
 	for (i = 0; i < 10; i++) {
-		unsigned int n = cc_ph_share(pn, i);
+		unsigned int n = cc_ph_share(sp, i);
 
 		asm volatile(CC_QR4_MACRO
 		    "movdqa	(%[m]), %%xmm14\n\t"
@@ -307,6 +324,7 @@ static __always_inline void cc_4ks(const u32 *state, cc_v4 *x,
 				   struct cc_ph *ph, const u8 *pm,
 				   unsigned int pn)
 {
+	const struct cc_ph_split sp = cc_ph_split(pn);
 	int i;
 
 	for (i = 0; i < 16; i++)
@@ -315,8 +333,8 @@ static __always_inline void cc_4ks(const u32 *state, cc_v4 *x,
 
 	for (i = 0; i < 10; i++) {
 		cc_dround4(x);
-		cc_ph_blocks(ph, pm, cc_ph_share(pn, i));
-		pm += 16 * cc_ph_share(pn, i);
+		cc_ph_blocks(ph, pm, cc_ph_share(sp, i));
+		pm += 16 * cc_ph_share(sp, i);
 	}
 
 	for (i = 0; i < 16; i++)
@@ -357,10 +375,17 @@ static __always_inline void cc_4out(const cc_v4 *x, u8 *dst, const u8 *src)
 	}
 }
 
-/* n bytes (a multiple of 16) of dst = src ^ ks */
+/* n bytes (a multiple of 16) of dst = src ^ ks, 32 at a time where wide */
 static __always_inline void cc_xor16(u8 *dst, const u8 *src, const u8 *ks,
 				     unsigned int n)
 {
+#ifdef CC_WIDE
+	typedef u32 cc_v8_xun __attribute__((vector_size(32))) __aligned(1);
+
+	for (; n >= 32; n -= 32, dst += 32, src += 32, ks += 32)
+		*(cc_v8_xun *)dst = *(const cc_v8_xun *)src ^
+				    *(const cc_v8_xun *)ks;
+#endif
 	for (; n; n -= 16, dst += 16, src += 16, ks += 16)
 		*(cc_v4_un *)dst = *(const cc_v4_un *)src ^
 				   *(const cc_v4_un *)ks;
@@ -373,6 +398,12 @@ static __always_inline void cc_xor16(u8 *dst, const u8 *src, const u8 *ks,
 typedef u32 cc_v8 __attribute__((vector_size(32)));
 typedef u32 cc_v8_un __attribute__((vector_size(32))) __aligned(1);
 typedef u8 cc_b32 __attribute__((vector_size(32)));
+
+/* word @w in all eight lanes */
+static __always_inline cc_v8 cc_bc8(u32 w)
+{
+	return (cc_v8){ w, w, w, w, w, w, w, w };
+}
 
 static __always_inline cc_v8 cc_rol8(cc_v8 v, int n)
 {
@@ -500,17 +531,28 @@ static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
 	register cc_v8 x6 asm("xmm6"), x7 asm("xmm7"), x8 asm("xmm8");
 	register cc_v8 x9 asm("xmm9"), x10 asm("xmm10"), x11 asm("xmm11");
 	register cc_v8 x12 asm("xmm12"), x13 asm("xmm13");
+	const cc_v8 ctr = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	cc_v8 m[4] __uninitialized;
+	const struct cc_ph_split sp = cc_ph_split(pn);
 	int i;
 
-	for (i = 0; i < 16; i++)
-		x[i] = (cc_v8){ state[i], state[i], state[i], state[i],
-				state[i], state[i], state[i], state[i] };
-	x[12] += (cc_v8){ 0, 1, 2, 3, 4, 5, 6, 7 };
-	x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
-	x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7];
-	x8 = x[8], x9 = x[9], x10 = x[10], x11 = x[11];
-	x12 = x[12], x13 = x[13], m[0] = x[14], m[1] = x[15];
+	/* each word broadcast straight into its register (vpbroadcastd) */
+	x0 = cc_bc8(state[0]);
+	x1 = cc_bc8(state[1]);
+	x2 = cc_bc8(state[2]);
+	x3 = cc_bc8(state[3]);
+	x4 = cc_bc8(state[4]);
+	x5 = cc_bc8(state[5]);
+	x6 = cc_bc8(state[6]);
+	x7 = cc_bc8(state[7]);
+	x8 = cc_bc8(state[8]);
+	x9 = cc_bc8(state[9]);
+	x10 = cc_bc8(state[10]);
+	x11 = cc_bc8(state[11]);
+	x12 = cc_bc8(state[12]) + ctr;
+	x13 = cc_bc8(state[13]);
+	m[0] = cc_bc8(state[14]);
+	m[1] = cc_bc8(state[15]);
 	m[2] = (cc_v8)(cc_b32){
 		2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
 		18, 19, 16, 17, 22, 23, 20, 21, 26, 27, 24, 25, 30, 31, 28, 29
@@ -521,7 +563,7 @@ static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
 	};
 
 	for (i = 0; i < 10; i++) {
-		unsigned int n = cc_ph_share(pn, i);
+		unsigned int n = cc_ph_share(sp, i);
 
 		asm volatile(CC_QR8_MACRO
 		    "vmovdqa	(%[m]), %%ymm14\n\t"
@@ -549,10 +591,22 @@ static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
 		cc_ph_round(ph, &pm, n);
 	}
 
-	x[0] += x0, x[1] += x1, x[2] += x2, x[3] += x3;
-	x[4] += x4, x[5] += x5, x[6] += x6, x[7] += x7;
-	x[8] += x8, x[9] += x9, x[10] += x10, x[11] += x11;
-	x[12] += x12, x[13] += x13, x[14] += m[0], x[15] += m[1];
+	x[0] = x0 + cc_bc8(state[0]);
+	x[1] = x1 + cc_bc8(state[1]);
+	x[2] = x2 + cc_bc8(state[2]);
+	x[3] = x3 + cc_bc8(state[3]);
+	x[4] = x4 + cc_bc8(state[4]);
+	x[5] = x5 + cc_bc8(state[5]);
+	x[6] = x6 + cc_bc8(state[6]);
+	x[7] = x7 + cc_bc8(state[7]);
+	x[8] = x8 + cc_bc8(state[8]);
+	x[9] = x9 + cc_bc8(state[9]);
+	x[10] = x10 + cc_bc8(state[10]);
+	x[11] = x11 + cc_bc8(state[11]);
+	x[12] = x12 + cc_bc8(state[12]) + ctr;
+	x[13] = x13 + cc_bc8(state[13]);
+	x[14] = m[0] + cc_bc8(state[14]);
+	x[15] = m[1] + cc_bc8(state[15]);
 }
 #else
 /* Keystream words of eight blocks, hashing pn Poly1305 blocks meanwhile. */
@@ -560,6 +614,7 @@ static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
 				   struct cc_ph *ph, const u8 *pm,
 				   unsigned int pn)
 {
+	const struct cc_ph_split sp = cc_ph_split(pn);
 	const cc_v8 ctr = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	int i;
 
@@ -570,8 +625,8 @@ static __always_inline void cc_8ks(const u32 *state, cc_v8 *x,
 
 	for (i = 0; i < 10; i++) {
 		cc_dround8(x);
-		cc_ph_blocks(ph, pm, cc_ph_share(pn, i));
-		pm += 16 * cc_ph_share(pn, i);
+		cc_ph_blocks(ph, pm, cc_ph_share(sp, i));
+		pm += 16 * cc_ph_share(sp, i);
 	}
 
 	for (i = 0; i < 16; i++)

@@ -14,6 +14,8 @@
  *                          used as ESP would use it (key set once; per
  *                          message nonce, AD, encrypt, tag).
  *   chacha run LEVEL LEN N  N encryptions of LEN bytes (for callgrind)
+ *   chacha open LEVEL LEN N  N decryptions of LEN bytes (for callgrind; the
+ *                          tags do not match, which costs the same)
  *   chacha stream LEVEL LEN N  only the ChaCha20 blocks of the same (for
  *                          callgrind: the AEAD's count less this is Poly1305
  *                          and the AEAD's own work)
@@ -410,9 +412,11 @@ static int level_by_name(const char *s)
 	return -1;
 }
 
+enum run_what { RUN_SEAL, RUN_OPEN, RUN_STREAM };
+
 /* for callgrind: n messages (or n raw keystream runs) of len bytes */
 static int cmd_run(const char *lvl, unsigned int len, unsigned int n,
-		   bool stream)
+		   enum run_what what)
 {
 	static struct bctx c;
 	int l = level_by_name(lvl);
@@ -425,18 +429,23 @@ static int cmd_run(const char *lvl, unsigned int len, unsigned int n,
 	}
 	cc_setkey(&c.k, c.key36);
 	for (i = 0; i < n; i++) {
-		if (stream) {
+		if (what == RUN_STREAM) {
 			u32 state[16] = { 0x61707865 };
 
 			cc_chacha(l, state, c.buf, c.buf,
 				  1 + (len + CHACHA_BLOCK_SIZE - 1) /
 				  CHACHA_BLOCK_SIZE);
+		} else if (what == RUN_OPEN) {
+			cc_open(l, &c.k, c.iv, c.ad, 8, c.buf, c.buf, len,
+				c.tag);
 		} else {
 			cc_seal(l, &c.k, c.iv, c.ad, 8, c.buf, c.buf, len,
 				c.tag);
 		}
 	}
-	printf("%u x %u bytes at %s%s\n", n, len, lvl, stream ? " (ChaCha20 only)" : "");
+	printf("%u x %u bytes at %s%s\n", n, len, lvl,
+	       what == RUN_STREAM ? " (ChaCha20 only)" :
+	       what == RUN_OPEN ? " (decryption)" : "");
 	return 0;
 }
 
@@ -448,9 +457,11 @@ int main(int argc, char **argv)
 		return cmd_test(argc > 2 ? atoi(argv[2]) : 3000);
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(argc > 2 ? atoi(argv[2]) : 300);
-	if ((!strcmp(cmd, "run") || !strcmp(cmd, "stream")) && argc == 5)
+	if ((!strcmp(cmd, "run") || !strcmp(cmd, "open") ||
+	     !strcmp(cmd, "stream")) && argc == 5)
 		return cmd_run(argv[2], atoi(argv[3]), atoi(argv[4]),
-			       !strcmp(cmd, "stream"));
-	fprintf(stderr, "usage: chacha test [N] | bench [ROUNDS] | run|stream LEVEL LEN N\n");
+			       !strcmp(cmd, "stream") ? RUN_STREAM :
+			       !strcmp(cmd, "open") ? RUN_OPEN : RUN_SEAL);
+	fprintf(stderr, "usage: chacha test [N] | bench [ROUNDS] | run|open|stream LEVEL LEN N\n");
 	return 2;
 }

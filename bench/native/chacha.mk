@@ -13,7 +13,8 @@
 #   bench: cycles per byte at 64/576/1420/8192 bytes per level and OpenSSL,
 #          pinned to CHACHA_CPU under the shared CPU lock (chacha bench)
 #   chacha-callgrind: instructions per byte at CHACHA_LEN (1420) per level,
-#          the whole AEAD and its ChaCha20 alone (valgrind; no AVX-512 there)
+#          the whole AEAD (seal), its ChaCha20 alone, the rest, and the whole
+#          AEAD's decryption (open) (valgrind; no AVX-512 there)
 
 CHACHA_KFLAGS := -O2 -fno-strict-aliasing -fno-common -fcf-protection=none \
 	-falign-jumps=1 -falign-loops=1 -mno-red-zone -fno-jump-tables \
@@ -73,7 +74,7 @@ chacha-bench: $(OUT)/chacha
 # Ir per byte: (Ir of N messages - Ir of none) / (N * LEN), N = 200
 chacha-callgrind: $(OUT)/chacha
 	@for l in generic ssse3 avx2; do \
-	  for m in run stream; do \
+	  for m in run open stream; do \
 	    for n in 0 200; do \
 	      valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 		$(OUT)/chacha $$m $$l $(CHACHA_LEN) $$n 2>&1 | \
@@ -82,9 +83,9 @@ chacha-callgrind: $(OUT)/chacha
 	    echo "$$l $$m $$(cat $(OUT)/cg-$$m-0) $$(cat $(OUT)/cg-$$m-200)"; \
 	  done; \
 	done | awk -v len=$(CHACHA_LEN) '{ ir[$$1, $$2] = ($$4 - $$3) / (200 * len); \
-		lv[$$1] = 1 } END { printf "chacha callgrind at %u bytes, Ir/byte: level aead chacha20 rest\n", len; \
-		for (l in lv) printf "  %-8s %6.2f %6.2f %6.2f\n", l, ir[l, "run"], \
-		ir[l, "stream"], ir[l, "run"] - ir[l, "stream"] }'
+		lv[$$1] = 1 } END { printf "chacha callgrind at %u bytes, Ir/byte: level aead chacha20 rest open\n", len; \
+		for (l in lv) printf "  %-8s %6.2f %6.2f %6.2f %6.2f\n", l, ir[l, "run"], \
+		ir[l, "stream"], ir[l, "run"] - ir[l, "stream"], ir[l, "open"] }'
 
 TESTS += chacha-test
 BENCHES += chacha-bench
