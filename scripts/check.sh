@@ -129,6 +129,9 @@ for k in "${KVERS[@]}"; do
 	# where the RX homes go: CPU 3 possible but not online (maxcpus=), CPU 1 isolated
 	vm_selftests "$k homes" "$LOG/vm-$k-homes" 600 \
 		SELFTESTS="23" VM_ENV="SELFTESTS" SMP=4 VM_APPEND="maxcpus=3 isolcpus=1"
+	# a CPU with AVX2 but without BMI2 (a hypervisor's mask): ChaCha takes SSSE3
+	vm_selftests "$k no BMI2" "$LOG/vm-$k-nobmi2" 600 \
+		SELFTESTS="30" VM_ENV="SELFTESTS" VM_CPU="max,-bmi2"
 done
 
 # ---- make bench: the analysis (medians, ceiling, goal ratios) of a made-up run

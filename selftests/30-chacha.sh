@@ -2,7 +2,8 @@
 # 30-chacha: the module's own rfc7539esp(chacha20,poly1305) (chacha_simd.c).
 # Reloads the module with its defaults: the load line says which level it took and that
 # its known-answer test passed, and debugfs chacha_level reads the best level this
-# CPU's features allow (avx512: avx512f + avx512vl; avx2: avx + avx2; ssse3; generic).
+# CPU's features allow (avx512: avx512f + avx512vl; avx2: avx + avx2 + bmi2; ssse3;
+# generic).
 # Then for every level of this CPU: chacha_level takes the level (its known answers
 # first), and writing CHACHA_ITERS to chacha_selftest runs the self-test there: the
 # RFC 8439 vectors and a differential test against the kernel's
@@ -38,7 +39,7 @@ _chacha_best() {
 	local best=generic
 	grep -qw ssse3 /proc/cpuinfo && best=ssse3
 	grep -qw ssse3 /proc/cpuinfo && grep -qw avx /proc/cpuinfo &&
-		grep -qw avx2 /proc/cpuinfo && best=avx2
+		grep -qw avx2 /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo && best=avx2
 	[ $best = avx2 ] && grep -qw avx512f /proc/cpuinfo &&
 		grep -qw avx512vl /proc/cpuinfo && best=avx512
 	echo $best
@@ -131,6 +132,15 @@ _chacha_main() {
 			t_fail "chacha_level refuses avx512 on this CPU" "$out"
 		else
 			t_ok "chacha_level refuses avx512 on this CPU (${out##*: })"
+		fi
+	fi
+	# AVX2 without BMI2 (VM_CPU=max,-bmi2 in make check): the AVX2 level is not this CPU's
+	if [ "$best" = ssse3 ] && grep -qw avx2 /proc/cpuinfo; then
+		if out=$(echo avx2 2>&1 > "$KNOBS/chacha_level") ||
+		   [ "$(cat "$KNOBS/chacha_level")" != "$best" ]; then
+			t_fail "chacha_level refuses avx2 on a CPU without BMI2" "$out"
+		else
+			t_ok "chacha_level refuses avx2 on a CPU without BMI2 (${out##*: })"
 		fi
 	fi
 	n0=$(dmesg | wc -l)
