@@ -4,6 +4,8 @@
 
   bench_analyze.py RUN_DIR RESULTS_DIR   table on stdout, RESULTS_DIR/results.json,
                                          RUN_DIR/plot-*.dat and table.txt
+  bench_analyze.py --compare RUN_A RUN_B  each cell's median insn/B in two runs, their
+                                         difference, and how many cells agree within 3 %
   bench_analyze.py --selftest            a made-up run with known answers
 
 The measure is guest instructions per payload byte (bench/insn/insn-plugin.c, both
@@ -390,6 +392,34 @@ def analyze(out, resdir, meta):
     return text, res
 
 
+# two runs agree on a cell when their medians differ by at most this (issue #25)
+AGREE = 0.03
+
+
+def compare(dir_a, dir_b):
+    """Lines comparing two runs' median native insn/B per cell; (lines, agree, total)."""
+    ca, cb = build_cells(load_runs(dir_a)), build_cells(load_runs(dir_b))
+    modes = [m for m, _ in MODES]
+    cells = [c for c, _ in CELLS]
+    keys = sorted(set(ca) & set(cb), key=lambda k: (k[0], cells.index(k[1]),
+                                                    modes.index(k[2])))
+    lines = ["%-4s %-10s %-8s %9s %9s %8s" % ("fam", "cell", "mode", "A", "B", "B/A-1")]
+    agree = total = 0
+    for k in keys:
+        a, b = ca[k]["insn_native_median"], cb[k]["insn_native_median"]
+        if a is None or b is None:
+            lines.append("v%-3d %-10s %-8s %9s %9s  no runs" % (k + (f(a, "%.2f"),
+                                                                   f(b, "%.2f"))))
+            continue
+        d = b / a - 1
+        total += 1
+        agree += abs(d) <= AGREE
+        lines.append("v%-3d %-10s %-8s %9.2f %9.2f %+7.1f%%%s" % (
+            k + (a, b, 100 * d, "" if abs(d) <= AGREE else "  outside")))
+    lines.append("%d of %d cells within %d %%" % (agree, total, round(100 * AGREE)))
+    return lines, agree, total
+
+
 def selftest():
     import tempfile
     d = tempfile.mkdtemp()
@@ -502,6 +532,9 @@ def selftest():
                        "native aes-128-gcm encrypt aesni throughput / OpenSSL's at 1420 B": (1.524 / 0.754, "PASS")}.items():
         if k not in ng or abs(ng[k]["value"] - v) > 1e-6 or ng[k]["status"] != st:
             bad.append("%s: %r" % (k, ng.get(k)))
+    _, agree, total = compare(d, d)
+    if (agree, total) != (len(made), len(made)):
+        bad.append("compare with itself: %d of %d agree, want %d" % (agree, total, len(made)))
     print("\n".join(bad) or "bench_analyze selftest: ok")
     return 1 if bad else 0
 
@@ -509,6 +542,10 @@ def selftest():
 def main(argv):
     if len(argv) >= 2 and argv[1] == "--selftest":
         return selftest()
+    if len(argv) == 4 and argv[1] == "--compare":
+        lines, agree, total = compare(argv[2], argv[3])
+        print("\n".join(lines))
+        return 0
     out, resdir = argv[1], argv[2]
     meta = {"kernel": os.environ.get("KV", "?"), "T": os.environ.get("T", "0"),
             "reps": os.environ.get("REPS", "0"), "module": os.environ.get("MODULE", ""),
