@@ -375,22 +375,6 @@ static __always_inline void cc_4out(const cc_v4 *x, u8 *dst, const u8 *src)
 	}
 }
 
-/* n bytes (a multiple of 16) of dst = src ^ ks, 32 at a time where wide */
-static __always_inline void cc_xor16(u8 *dst, const u8 *src, const u8 *ks,
-				     unsigned int n)
-{
-#ifdef CC_WIDE
-	typedef u32 cc_v8_xun __attribute__((vector_size(32))) __aligned(1);
-
-	for (; n >= 32; n -= 32, dst += 32, src += 32, ks += 32)
-		*(cc_v8_xun *)dst = *(const cc_v8_xun *)src ^
-				    *(const cc_v8_xun *)ks;
-#endif
-	for (; n; n -= 16, dst += 16, src += 16, ks += 16)
-		*(cc_v4_un *)dst = *(const cc_v4_un *)src ^
-				   *(const cc_v4_un *)ks;
-}
-
 #ifdef CC_WIDE
 /* ------------------------------------------------------------------ */
 /* 256-bit vectors                                                     */
@@ -714,6 +698,20 @@ static __always_inline void cc_2block(const u32 *state, u8 *dst,
 #define cc_gks cc_4ks
 #define cc_gout cc_4out
 #endif /* CC_WIDE */
+
+/* n bytes (a multiple of 16) of dst = src ^ ks, 32 at a time where wide */
+static __always_inline void cc_xor16(u8 *dst, const u8 *src, const u8 *ks,
+				     unsigned int n)
+{
+#ifdef CC_WIDE
+	for (; n >= 32; n -= 32, dst += 32, src += 32, ks += 32)
+		*(cc_v8_un *)dst = *(const cc_v8_un *)src ^
+				   *(const cc_v8_un *)ks;
+#endif
+	for (; n; n -= 16, dst += 16, src += 16, ks += 16)
+		*(cc_v4_un *)dst = *(const cc_v4_un *)src ^
+				   *(const cc_v4_un *)ks;
+}
 
 /* ------------------------------------------------------------------ */
 /* Exported: raw keystream, fused seal and open                        */
