@@ -95,6 +95,14 @@ if [ "${CHECK_LINT:-1}" = 1 ]; then
 	diag "lint done at $(elapsed) s"
 fi
 
+# console_oops LOG: the first oops, BUG or panic of a guest's console, from its
+# header through the call trace (what vmrun's tail of the log does not reach)
+console_oops() {
+	[ -r "$1" ] || return 0
+	awk '!n && /(Oops|BUG|general protection|Kernel panic|WARNING: CPU)/ { n = 1 }
+		n && n++ <= 60' "$1"
+}
+
 # ---- selftests, one VM per kernel
 # vm_selftests LABEL OUTDIR TIMEOUT [VAR=VALUE...]: selftests/run.sh in a VM of kernel
 # $k with module ${KO[$k]} (SMP=2, MEM=2G unless VAR=VALUE says otherwise), relayed as
@@ -108,7 +116,8 @@ vm_selftests() {
 	rc=$(cat "$out/vmrun.rc" 2>/dev/null || echo 125)
 	diag "$label VM: exit $rc, $GUEST_TESTS tests, $(( $(date +%s) - t )) s wall"
 	if [ "$rc" -ne 0 ] && { [ "$GUEST_FAILS" -eq 0 ] || [ "$rc" -ge 124 ]; }; then
-		tap fail "$label VM completed" "vmrun exit status $rc" "$(tail -5 "$out/vmrun.err")"
+		tap fail "$label VM completed" "vmrun exit status $rc" "$(tail -5 "$out/vmrun.err")" \
+			"$(console_oops "$out/console.log")"
 	fi
 	[ "$GUEST_TESTS" -gt 0 ] || tap fail "$label reported results" "no TAP output; see $out"
 }
