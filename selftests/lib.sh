@@ -130,6 +130,24 @@ kernel_log_check() {
 }
 dmesg_clear() { kernel_log_check "kernel log clean before a dmesg -C"; dmesg -C; }
 
+# hold_nf_keys: keep the kernel's LOCAL_OUT netfilter static keys on for the whole run.
+# The module hooks LOCAL_OUT in every netns (tx_order.c), so each insmod and rmmod
+# turns nf_hooks_needed[][NF_INET_LOCAL_OUT] on or off, and the kernel rewrites
+# __ip_local_out() and ip6_local_out() with text_poke_bp() while the tests' traffic
+# runs through them. A real CPU serialises that; under TCG a vCPU can still execute
+# the int3 after the patch is over and oops "int3" ("Fatal exception in interrupt":
+# seen for another key, in inet6_ehashfn(), during make bench). A hook of our own in
+# the init netns (an empty accept chain) keeps the count above zero, so the tests
+# patch no hot text but what they mean to (CPU hotplug).
+hold_nf_keys() {
+	command -v nft > /dev/null || return 0
+	nft -f - <<-EOF
+		table inet selftests_hold_keys {
+			chain out { type filter hook output priority 0; policy accept; }
+		}
+	EOF
+}
+
 # ---------------------------------------------------------------- netns
 NS_A=a NS_B=b DEV_A=va DEV_B=vb
 MAC_A=02:00:00:00:00:0a MAC_B=02:00:00:00:00:0b

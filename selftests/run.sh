@@ -27,6 +27,7 @@ esp=esp4; ipv6_up && esp="esp4 esp6"
 if modprobe -a $esp xfrm_user; then t_ok "load $esp xfrm_user"
 else t_fail "load $esp xfrm_user" "modprobe failed"; fi
 modprobe -q veth
+hold_nf_keys || t_diag "hold_nf_keys: nft failed; insmod and rmmod will patch LOCAL_OUT"
 if [ -n "$ESP_MODULE" ]; then
 	if [ ! -r "$ESP_MODULE" ]; then
 		t_fail "insmod $(basename "$ESP_MODULE")" "no such file: $ESP_MODULE"
