@@ -128,9 +128,10 @@ for k in "${KVERS[@]}"; do
 	# kernel): only "make check-dkms" (DKMS_SELFTEST=1) runs it.
 	vm_selftests "$k" "$LOG/vm-$k" "${CHECK_VM_TIMEOUT:-2400}" \
 		DKMS_SELFTEST="${DKMS_SELFTEST:-0}" VM_ENV="DKMS_SELFTEST"
-	# a host without IPv6: the module must load and carry IPv4 (15-ipv4only.sh)
+	# a host without IPv6: the module must load and carry IPv4 (15-ipv4only.sh),
+	# every algorithm and mode of 10-traffic with 1 MiB each (4 in the main VM)
 	vm_selftests "$k ipv4-only" "$LOG/vm-$k-ipv4only" 600 \
-		SELFTESTS="10 15" VM_ENV="SELFTESTS" VM_APPEND="ipv6.disable=1"
+		SELFTESTS="10 15" TRAFFIC_MB=1 VM_ENV="SELFTESTS TRAFFIC_MB" VM_APPEND="ipv6.disable=1"
 	# CPU hotplug with more than one CPU to hand an offline CPU's SAs to;
 	# four senders into one SA's TX order section
 	vm_selftests "$k 4 CPUs" "$LOG/vm-$k-smp4" 600 \
