@@ -234,6 +234,14 @@ receiver_quickack() {
 # +-5 % per run) is wider than the 3 % two bench runs' medians are to agree within,
 # and at about 13 s a run the extra runs are cheap.
 TSO_RUNS=${TSO_RUNS:-3}
+# ... and their sender paced by TCP itself (SO_MAX_PACING_RATE, iperf3 --fq-rate) at
+# TSO_RATE: about 1,250 instructions per 1448 bytes leave the guest's time-driven
+# work (ticks, timers: about 4 million instructions per second) a visible share, which
+# TCG's speed of the moment (240 to 530 Mbit/s unpaced) spread over more or fewer
+# bytes: insn/B followed 1/throughput (r = 0.75, IPv6), and two runs' medians 3 %
+# apart. At a fixed rate every run has the same time per byte. Not iperf3 -b: its own
+# 1 ms pacing loop added 0.3 insn/B.
+TSO_RATE=${TSO_RATE:-200M}
 echo -e "mode\tcell\tfam\trep\tstatus\tbusy_jiffies\thz\tesp_bytes\ttx_segments\trx_gro_packets\tfallback_drop\tjson\tnote\tinsn_t0\tinsn_t1\twin_bytes\twhole_t0\twhole_t1" >"$RUNS"
 HZ=$(getconf CLK_TCK)
 CUR_MODE=
@@ -301,7 +309,10 @@ run_cell() { # MODE CELL FAM REP
 	mark $w0
 	j0=$(busy_jiffies)
 	local start=${EPOCHREALTIME/./}
-	timeout $((T + 40)) ip netns exec a iperf3 -c $d -t "$T" -J --connect-timeout 5000 >"$json" 2>"$json.err" &
+	local pace=
+	[ "$cell" = clear_tso ] && pace="--fq-rate $TSO_RATE"
+	# shellcheck disable=SC2086 # $pace: no option or one with its value
+	timeout $((T + 40)) ip netns exec a iperf3 -c $d -t "$T" $pace -J --connect-timeout 5000 >"$json" 2>"$json.err" &
 	local ipid=$!
 	if [ -n "${INSN_MARK:-}" ] && [ "$T" -gt $((2 * WIN_SKIP)) ]; then
 		sleep_until $((start + WIN_SKIP * 1000000))

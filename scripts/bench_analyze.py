@@ -335,7 +335,8 @@ def table(cells, goals, fams, meta, native):
              "CPU/GB = guest CPU-seconds per GB received (TCG time); seg/GSO = the module's "
              "segments per GSO packet; ACK/MB = the receiver's TCP segments sent (ACKs) per MB "
              "received, median (each wakes both ends); clear, TSO on: three runs per "
-             "rep, the receiver's route in quickack (docs/performance.md, \"Repeatability\")")
+             "rep, the sender paced by TCP at 200 Mbit/s, the receiver's route in quickack "
+             "(docs/performance.md, \"Repeatability\")")
     if native:
         L.append("")
         L.append("native crypto on the host CPU (bench/native), cycles per byte:")
