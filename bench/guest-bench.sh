@@ -235,7 +235,7 @@ receiver_quickack() {
 # and at about 13 s a run the extra runs are cheap.
 TSO_RUNS=${TSO_RUNS:-3}
 # ... and their sender paced by TCP itself (SO_MAX_PACING_RATE, iperf3 --fq-rate) at
-# TSO_RATE: about 1,250 instructions per 1448 bytes leave the guest's time-driven
+# TSO_RATE: about 1,300 instructions per 1448 bytes leave the guest's time-driven
 # work (ticks, timers: about 4 million instructions per second) a visible share, which
 # TCG's speed of the moment (240 to 530 Mbit/s unpaced) spread over more or fewer
 # bytes: insn/B followed 1/throughput (r = 0.75, IPv6), and two runs' medians 3 %
