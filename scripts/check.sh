@@ -95,11 +95,13 @@ if [ "${CHECK_LINT:-1}" = 1 ]; then
 	diag "lint done at $(elapsed) s"
 fi
 
-# console_oops LOG: the first oops, BUG or panic of a guest's console, from its
-# header through the call trace (what vmrun's tail of the log does not reach)
+# console_oops LOG: the first kernel report (selftests/lib.sh's T_KERNEL_BAD) or panic
+# of a guest's console, 60 lines from its header (vmrun's tail of the log ends after
+# the call trace)
+T_KERNEL_BAD=$(sed -n "s/^T_KERNEL_BAD='\(.*\)'\$/\1/p" "$ROOT/selftests/lib.sh")
 console_oops() {
 	[ -r "$1" ] || return 0
-	awk '!n && /(Oops|BUG|general protection|Kernel panic|WARNING: CPU)/ { n = 1 }
+	awk -v bad="${T_KERNEL_BAD:-Oops}|Kernel panic" '!n && $0 ~ bad { n = 1 }
 		n && n++ <= 60' "$1"
 }
 

@@ -140,7 +140,6 @@ dmesg_clear() { kernel_log_check "kernel log clean before a dmesg -C"; dmesg -C;
 # the init netns (an empty accept chain) keeps the count above zero, so the tests
 # patch no hot text but what they mean to (CPU hotplug).
 hold_nf_keys() {
-	command -v nft > /dev/null || return 0
 	nft -f - <<-EOF
 		table inet selftests_hold_keys {
 			chain out { type filter hook output priority 0; policy accept; }
