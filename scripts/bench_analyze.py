@@ -334,8 +334,8 @@ def table(cells, goals, fams, meta, native):
              "instructions per byte (median; not in insn/B); retrans = median/total; "
              "CPU/GB = guest CPU-seconds per GB received (TCG time); seg/GSO = the module's "
              "segments per GSO packet; ACK/MB = the receiver's TCP segments sent (ACKs) per MB "
-             "received, median (each wakes both ends); clear, TSO on: three runs per "
-             "rep, the sender paced by TCP at 200 Mbit/s, the receiver's route in quickack "
+             "received, median (each wakes both ends; the receiver's routes in quickack); "
+             "clear, TSO on: three runs per rep, the sender paced by TCP at 200 Mbit/s "
              "(docs/performance.md, \"Repeatability\")")
     if native:
         L.append("")
