@@ -242,6 +242,18 @@ TSO_RUNS=${TSO_RUNS:-3}
 # apart. At a fixed rate every run has the same time per byte. Not iperf3 -b: its own
 # 1 ms pacing loop added 0.3 insn/B.
 TSO_RATE=${TSO_RATE:-200M}
+# The stock ESP cells run sender and receiver on vCPU 0 (iperf3 -A 0,0). Without GRO
+# the receiver takes every segment alone and in quickack ACKs each one, but those that
+# arrive while its reader holds the socket go to the backlog, which merges them
+# (tcp_add_backlog()), and each merged run gets one ACK. On two vCPUs the reader
+# copies while the sender's softirq delivers, so how many merged followed TCG's speed:
+# 410 to 567 ACKs per MB over two runs of the IPv4 cells, and insn/B with them (v4
+# esp-null 24.94 to 26.73, medians of two runs 4.8 % apart). On one vCPU sender and
+# reader take turns and the segments reach the socket one by one: 697 to 714 ACKs per
+# MB (one per segment) in 18 runs, and two runs' medians within 0.6 %
+# (docs/performance.md, "Repeatability").
+# The GRO cells (clear_gso, offload, module) ACK per GRO packet and stay unpinned.
+STOCK_PIN="-A 0,0"
 echo -e "mode\tcell\tfam\trep\tstatus\tbusy_jiffies\thz\tesp_bytes\ttx_segments\trx_gro_packets\tfallback_drop\tjson\tnote\tinsn_t0\tinsn_t1\twin_bytes\twhole_t0\twhole_t1" >"$RUNS"
 HZ=$(getconf CLK_TCK)
 CUR_MODE=
@@ -310,10 +322,14 @@ run_cell() { # MODE CELL FAM REP
 	mark $w0
 	j0=$(busy_jiffies)
 	local start=${EPOCHREALTIME/./}
-	local pace=
-	[ "$cell" = clear_tso ] && pace="--fq-rate $TSO_RATE"
-	# shellcheck disable=SC2086 # $pace: no option or one with its value
-	timeout $((T + 40)) ip netns exec a iperf3 -c $d -t "$T" $pace -J --connect-timeout 5000 >"$json" 2>"$json.err" &
+	local opt=
+	case $mode:$cell in
+	*:clear_tso) opt="--fq-rate $TSO_RATE" ;;
+	*:clear_*) ;;
+	stock:*) opt=$STOCK_PIN ;;
+	esac
+	# shellcheck disable=SC2086 # $opt: no option or one with its value
+	timeout $((T + 40)) ip netns exec a iperf3 -c $d -t "$T" $opt -J --connect-timeout 5000 >"$json" 2>"$json.err" &
 	local ipid=$!
 	if [ -n "${INSN_MARK:-}" ] && [ "$T" -gt $((2 * WIN_SKIP)) ]; then
 		sleep_until $((start + WIN_SKIP * 1000000))

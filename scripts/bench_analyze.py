@@ -335,8 +335,9 @@ def table(cells, goals, fams, meta, native):
              "CPU/GB = guest CPU-seconds per GB received (TCG time); seg/GSO = the module's "
              "segments per GSO packet; ACK/MB = the receiver's TCP segments sent (ACKs) per MB "
              "received, median (each wakes both ends; the receiver's routes in quickack); "
-             "clear, TSO on: three runs per rep, the sender paced by TCP at 200 Mbit/s "
-             "(docs/performance.md, \"Repeatability\")")
+             "clear, TSO on: three runs per rep, the sender paced by TCP at 200 Mbit/s; "
+             "stock esp: sender and receiver on vCPU 0 (docs/performance.md, "
+             "\"Repeatability\")")
     if native:
         L.append("")
         L.append("native crypto on the host CPU (bench/native), cycles per byte:")
