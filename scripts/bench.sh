@@ -119,9 +119,15 @@ KV="$KV"
 MODNOTE="$MODNOTE"
 EOF
 NF=$(echo $FAMS | wc -w)
-NCELLS=$(echo "$PHASES" | tr ' ' '\n' | sed 's/^[^:]*://' | tr ',' '\n' | grep -c .)
-# clear_tso runs three times per repetition (bench/guest-bench.sh, TSO_RUNS)
-case ",$PHASES," in *clear_tso*) NCELLS=$((NCELLS + 2)) ;; esac
+# runs per repetition: clear_tso and each module cell three times (bench/guest-bench.sh,
+# TSO_RUNS and MODULE_RUNS), the others once
+NCELLS=0
+for ph in $PHASES; do
+	for c in $(echo "${ph#*:}" | tr ',' ' '); do
+		case ${ph%%:*}:$c in *:clear_tso | module:*) n=3 ;; *) n=1 ;; esac
+		NCELLS=$((NCELLS + n))
+	done
+done
 NRUNS=$((NCELLS * NF * REPS))
 TMO=$((300 + NRUNS * (T + 60)))  # hang guard only; generous for a busy host
 say "kernel $KV, $NRUNS iperf3 runs of ${T}s ($REPS reps); raw data in $OUT"
