@@ -2,9 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/check.sh - the project's test suite (make check):
 #   install-deps; build for the newest 6.1.x and 6.12.x kernel; lint (one test);
-#   per kernel one VM running selftests/run.sh with that kernel's module (the kernels'
-#   VMs side by side), then per kernel the smaller VMs (IPv6 off, 4 vCPUs, CPU
-#   masks) one by one; make bench's
+#   per kernel one VM running selftests/run.sh with that kernel's module; make bench's
 #   analysis and the instruction counter's arithmetic on made-up runs, the
 #   counter's calibration in a VM (bench/insn), and the module's crypto code as host
 #   programs against OpenSSL (bench/native);
@@ -16,8 +14,7 @@
 #      are skipped once CHECK_BUDGET seconds (2100) have elapsed), CHECK_LINT (1),
 #      CHECK_DEPS (1), CHECK_INSN (1: calibrate the instruction counter), CHECK_VERBOSE (1: pass every
 #      "# " line from the guests through),
-#      CHECK_VM_TIMEOUT (2400 s per selftests VM), CHECK_PAIR_TIMEOUT (600 s),
-#      CHECK_PARALLEL (1: the main VMs side by side; 0: one after the other).
+#      CHECK_VM_TIMEOUT (2400 s per selftests VM), CHECK_PAIR_TIMEOUT (600 s).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -108,73 +105,46 @@ console_oops() {
 		n && n++ <= 60' "$1"
 }
 
-# ---- selftests: per kernel a lane of VMs
-# vm_run OUTDIR TIMEOUT [VAR=VALUE...]: selftests/run.sh in a VM of kernel $k with
-# module ${KO[$k]} (SMP=2, MEM=2G unless VAR=VALUE says otherwise); its TAP goes to
-# OUTDIR/tap, its exit status to OUTDIR/vmrun.rc, for vm_report
-vm_run() {
-	local out=$1 tmo=$2; shift 2
+# ---- selftests, one VM per kernel
+# vm_selftests LABEL OUTDIR TIMEOUT [VAR=VALUE...]: selftests/run.sh in a VM of kernel
+# $k with module ${KO[$k]} (SMP=2, MEM=2G unless VAR=VALUE says otherwise), relayed as
+# TAP with LABEL before each name
+vm_selftests() {
+	local label=$1 out=$2 tmo=$3 t rc; shift 3
 	mkdir -p "$out"
-	date +%s > "$out/t0"
-	env KV="$k" SMP=2 MEM=2G TIMEOUT="$tmo" ESP_MODULE="${KO[$k]}" "$@" \
-		"$ROOT/scripts/vmrun" "$ROOT/selftests/run.sh" "$out" > "$out/tap" 2> "$out/vmrun.err"
-	echo "$?" > "$out/vmrun.rc"
-	date +%s > "$out/t1"
-}
-# vm_report LABEL OUTDIR: relay a finished VM's TAP with LABEL before each name
-vm_report() {
-	local label=$1 out=$2 rc
-	relay_tap "$label" < "$out/tap"
+	t=$(date +%s)
+	relay_tap "$label" < <(env KV="$k" SMP=2 MEM=2G TIMEOUT="$tmo" ESP_MODULE="${KO[$k]}" "$@" \
+		"$ROOT/scripts/vmrun" "$ROOT/selftests/run.sh" "$out" 2> "$out/vmrun.err"; echo "$?" > "$out/vmrun.rc")
 	rc=$(cat "$out/vmrun.rc" 2>/dev/null || echo 125)
-	diag "$label VM: exit $rc, $GUEST_TESTS tests, $(( $(cat "$out/t1") - $(cat "$out/t0") )) s wall"
+	diag "$label VM: exit $rc, $GUEST_TESTS tests, $(( $(date +%s) - t )) s wall"
 	if [ "$rc" -ne 0 ] && { [ "$GUEST_FAILS" -eq 0 ] || [ "$rc" -ge 124 ]; }; then
 		tap fail "$label VM completed" "vmrun exit status $rc" "$(tail -5 "$out/vmrun.err")" \
 			"$(console_oops "$out/console.log")"
 	fi
 	[ "$GUEST_TESTS" -gt 0 ] || tap fail "$label reported results" "no TAP output; see $out"
 }
-# The VMs of one kernel, one after the other ("LABEL-SUFFIX|OUTDIR-SUFFIX" in LANE)
-LANE=("|" "ipv4-only|-ipv4only" "4 CPUs|-smp4" "homes|-homes" "no BMI2|-nobmi2")
-lane() {
+
+for k in "${KVERS[@]}"; do
+	if [ -z "${KO[$k]:-}" ]; then tap fail "$k selftests" "module did not build"; continue; fi
 	# 90-dkms compiles the module inside the emulated guest (~10 min per
 	# kernel): only "make check-dkms" (DKMS_SELFTEST=1) runs it.
-	vm_run "$LOG/vm-$k" "${CHECK_VM_TIMEOUT:-2400}" \
+	vm_selftests "$k" "$LOG/vm-$k" "${CHECK_VM_TIMEOUT:-2400}" \
 		DKMS_SELFTEST="${DKMS_SELFTEST:-0}" VM_ENV="DKMS_SELFTEST"
 	# a host without IPv6: the module must load and carry IPv4 (15-ipv4only.sh),
 	# every algorithm and mode of 10-traffic with 1 MiB each (4 in the main VM)
-	vm_run "$LOG/vm-$k-ipv4only" 600 \
+	vm_selftests "$k ipv4-only" "$LOG/vm-$k-ipv4only" 600 \
 		SELFTESTS="10 15" TRAFFIC_MB=1 VM_ENV="SELFTESTS TRAFFIC_MB" VM_APPEND="ipv6.disable=1"
 	# CPU hotplug with more than one CPU to hand an offline CPU's SAs to;
 	# four senders into one SA's TX order section
-	vm_run "$LOG/vm-$k-smp4" 600 SELFTESTS="24 29" VM_ENV="SELFTESTS" SMP=4
+	vm_selftests "$k 4 CPUs" "$LOG/vm-$k-smp4" 600 \
+		SELFTESTS="24 29" VM_ENV="SELFTESTS" SMP=4
 	# where the RX homes go: CPU 3 possible but not online (maxcpus=), CPU 1 isolated
-	vm_run "$LOG/vm-$k-homes" 600 \
+	vm_selftests "$k homes" "$LOG/vm-$k-homes" 600 \
 		SELFTESTS="23" VM_ENV="SELFTESTS" SMP=4 VM_APPEND="maxcpus=3 isolcpus=1"
 	# a CPU with AVX2 but without BMI2 (a hypervisor's mask): ChaCha takes SSSE3
-	vm_run "$LOG/vm-$k-nobmi2" 600 SELFTESTS="30" VM_ENV="SELFTESTS" VM_CPU="max,-bmi2"
-}
-# The kernels' lanes run side by side: a selftest guest keeps about one host core busy
-# (selftests/README.md, "Time"), so on two cores two lanes take little longer than
-# one. Their TAP is relayed when both are done. CHECK_PARALLEL=0: one after the other.
-PAR=${CHECK_PARALLEL:-1}
-[ "$(nproc)" -ge 2 ] || PAR=0
-report_lane() {
-	local l name
-	for l in "${LANE[@]}"; do
-		name=${l%%|*}
-		vm_report "$k${name:+ $name}" "$LOG/vm-$k${l#*|}"
-	done
-}
-for k in "${KVERS[@]}"; do
-	if [ -z "${KO[$k]:-}" ]; then tap fail "$k selftests" "module did not build"; continue; fi
-	if [ "$PAR" = 1 ]; then lane & else lane; report_lane; fi
+	vm_selftests "$k no BMI2" "$LOG/vm-$k-nobmi2" 600 \
+		SELFTESTS="30" VM_ENV="SELFTESTS" VM_CPU="max,-bmi2"
 done
-if [ "$PAR" = 1 ]; then
-	diag "VM lanes of ${KVERS[*]} started side by side at $(elapsed) s"
-	wait
-	for k in "${KVERS[@]}"; do [ -z "${KO[$k]:-}" ] || report_lane; done
-fi
-diag "selftest VMs done at $(elapsed) s"
 
 # ---- make bench: the analysis (medians, ceiling, goal ratios) of a made-up run
 if out=$("$ROOT/scripts/bench.sh" --selftest 2>&1); then
