@@ -336,7 +336,7 @@ def table(cells, goals, fams, meta, native):
              "segments per GSO packet; ACK/MB = the receiver's TCP segments sent (ACKs) per MB "
              "received, median (each wakes both ends; the receiver's routes in quickack); "
              "clear, TSO on: three runs per rep, the sender paced by TCP at 200 Mbit/s; "
-             "stock esp: sender and receiver on vCPU 0 (docs/performance.md, "
+             "stock esp: sender and receiver on vCPU 0; module: three runs per rep (docs/performance.md, "
              "\"Repeatability\")")
     if native:
         L.append("")
