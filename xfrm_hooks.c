@@ -415,6 +415,10 @@ struct eso_batch_ops {
 	bool (*is_ours)(struct crypto_aead *tfm);
 	/* can the batch do this tfm's requests here and now? NULL: always */
 	bool (*ready)(struct crypto_aead *tfm);
+	/*
+	 * Synchronous; reads each request's tfm, lengths, IV and
+	 * scatterlists, never its context (eso_batch_req_size())
+	 */
 	int (*batch)(struct crypto_aead *tfm, struct aead_request **reqs,
 		     unsigned int n, bool enc, int *errs);
 };
@@ -514,13 +518,22 @@ struct eso_batch_req {
 #define ESO_BATCH_ALIGN max(__alignof__(struct aead_request), \
 			    __alignof__(struct eso_batch_req))
 
-static size_t eso_batch_req_size(struct crypto_aead *child, int nfrags)
+/*
+ * Without crypto_aead_reqsize(child): a batch request only ever goes to
+ * ops->batch, which reads its tfm, lengths, IV and scatterlists and never
+ * its context (which for rfc4106 is the stock fallback's, about as large
+ * again as the rest). A request the batch does not do is made anew by
+ * the per-packet paths. So a GSO packet's batch is some 200 bytes a
+ * segment, and nothing in it is secret: the IV and the associated data
+ * go on the wire, the rest are pointers and lengths. It is freed with
+ * kfree(), not kfree_sensitive(), which would clear it all once more.
+ */
+static size_t eso_batch_req_size(int nfrags)
 {
 	return ALIGN(ALIGN(struct_size((struct eso_batch_req *)NULL, sg,
 				       nfrags + 1),
 			   __alignof__(struct aead_request)) +
-		     sizeof(struct aead_request) + crypto_aead_reqsize(child),
-		     ESO_BATCH_ALIGN);
+		     sizeof(struct aead_request), ESO_BATCH_ALIGN);
 }
 
 /* Put skb->data back where the segmentation left it. */
@@ -688,7 +701,7 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 		bs[i].skb = skb;
 		bs[i].err = eso_batch_prepare(x, &bs[i], esp_off, ipv6);
 		if (!bs[i].err)
-			memsize += eso_batch_req_size(child, bs[i].esp.nfrags);
+			memsize += eso_batch_req_size(bs[i].esp.nfrags);
 		i++;
 	}
 
@@ -707,7 +720,7 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 		bs[i].err = eso_batch_setup(x, child, &bs[i], p);
 		if (!bs[i].err)
 			reqs[nreq++] = bs[i].req;
-		p += eso_batch_req_size(child, bs[i].esp.nfrags);
+		p += eso_batch_req_size(bs[i].esp.nfrags);
 	}
 
 	if (nreq)
@@ -743,7 +756,7 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 		eso_seg_append(&head, &tail, skb);
 	}
 
-	kfree_sensitive(mem);
+	kfree(mem);
 	kfree(bs);
 	return head ? head : ERR_PTR(-EINVAL);
 }
@@ -937,7 +950,7 @@ void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
 		if (skb->len > hlen && pskb_may_pull(skb, hlen))
 			nfrags[n] = eso_rx_make_writable(skb);
 		if (nfrags[n] > 0)
-			memsize += eso_batch_req_size(child, nfrags[n]);
+			memsize += eso_batch_req_size(nfrags[n]);
 		n++;
 	}
 	if (!memsize)
@@ -957,7 +970,7 @@ void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
 		if (nfrags[i] > 0) {
 			reqs[nreq] = eso_rx_batch_setup(x, child, skb,
 							nfrags[i], p);
-			p += eso_batch_req_size(child, nfrags[i]);
+			p += eso_batch_req_size(nfrags[i]);
 			if (reqs[nreq])
 				nreq++;
 			else
@@ -985,7 +998,7 @@ void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
 		if (!errs[nreq++])
 			eso_count(xs_net(x), ESO_RX_BATCHED);
 	}
-	kfree_sensitive(mem);
+	kfree(mem);
 }
 
 /* A NIC's SA (x->xso.dev) gets what esp4_offload/esp6_offload do: tx_nic.c */
