@@ -519,14 +519,11 @@ struct eso_batch_req {
 			    __alignof__(struct eso_batch_req))
 
 /*
- * Without crypto_aead_reqsize(child): a batch request only ever goes to
- * ops->batch, which reads its tfm, lengths, IV and scatterlists and never
- * its context (which for rfc4106 is the stock fallback's, about as large
- * again as the rest). A request the batch does not do is made anew by
- * the per-packet paths. So a GSO packet's batch is some 200 bytes a
- * segment, and nothing in it is secret: the IV and the associated data
- * go on the wire, the rest are pointers and lengths. It is freed with
- * kfree(), not kfree_sensitive(), which would clear it all once more.
+ * One batch request: IV, associated data, scatterlist, aead_request, and
+ * no request context (crypto_aead_reqsize()): ops->batch never uses it,
+ * and a request the batch does not do is made anew by the per-packet
+ * paths. Nothing in it is secret (the IV and the AD go on the wire, the
+ * rest are pointers and lengths), so it is freed with kfree().
  */
 static size_t eso_batch_req_size(int nfrags)
 {

@@ -336,8 +336,8 @@ def table(cells, goals, fams, meta, native):
              "segments per GSO packet; ACK/MB = the receiver's TCP segments sent (ACKs) per MB "
              "received, median (each wakes both ends; the receiver's routes in quickack); "
              "clear, TSO on: three runs per rep, the sender paced by TCP at 200 Mbit/s; "
-             "stock esp: sender and receiver on vCPU 0; module: three runs per rep (docs/performance.md, "
-             "\"Repeatability\")")
+             "stock esp: sender and receiver on vCPU 0; module: three runs per rep "
+             "(docs/performance.md, \"Repeatability\")")
     if native:
         L.append("")
         L.append("native crypto on the host CPU (bench/native), cycles per byte:")
