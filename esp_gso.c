@@ -317,17 +317,18 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	}
 
 	/*
-	 * The inner checksum is computed here, in software, and the pages
-	 * of the TCP write queue are never written to. Segments the batch
-	 * encrypts are encrypted out of place, from TCP's pages into
-	 * recycled ones (tx_pages.c): the encryption is the copy. Others go
-	 * through seqiv, which copies a source to a distinct destination
-	 * before it encrypts (seqiv_aead_encrypt()): they are copied into
-	 * recycled pages with their checksum in the same pass, and
-	 * encrypted in place. Without recycled pages the copy goes into the
-	 * linear skb that skb_segment() makes. esp-null segments carried
-	 * without a crypto call keep TCP's pages, and the checksum is the
-	 * one pass.
+	 * The inner checksum is computed here, in software. Segments to be
+	 * encrypted are copies, encrypted in place: the copy and the
+	 * checksum are one pass and the pages of the TCP write queue are
+	 * never written to. The copy goes into recycled pages
+	 * (tx_pages.c), or, without them, into the linear skb that
+	 * skb_segment() makes. Encrypting out of place from TCP's pages
+	 * instead, as esp_output_tail() can, would not save the pass: seqiv,
+	 * in front of every ESP AEAD, copies a source to a distinct
+	 * destination before it encrypts (seqiv_aead_encrypt()), and the
+	 * checksum would need a pass of its own. esp-null segments carried
+	 * without a crypto call are never written to at all: they keep
+	 * TCP's pages, and the checksum is the one pass.
 	 */
 	/*
 	 * Finished segments (batch, esp-null) carry no sec_path. A device
@@ -351,7 +352,7 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	segs = eso_segment_inner(x, skb, features, ipv6);
 	if (IS_ERR_OR_NULL(segs))
 		goto bad;
-	if (own_pages && eso_tx_pages_own(x, segs, batch_aead)) {
+	if (own_pages && eso_tx_pages_own(x, segs)) {
 		kfree_skb_list(segs);
 		eso_count(dev_net(dev), ESO_TX_ERRORS);
 		return ERR_PTR(-ENOMEM);

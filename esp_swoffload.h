@@ -14,8 +14,7 @@
  *   rx_steer.c     in-order hand-off of each SA's packets on one CPU
  *   rx_decap.c     RX: a run of one SA's packets finished without xfrm_input()
  *   tx_order.c     TX: an SA's packets reach the device in number order
- *   tx_pages.c     TX: segment payloads in recycled pages, copied there or
- *                  encrypted there from TCP's pages
+ *   tx_pages.c     TX: segment payloads copied into recycled pages
  *   tx_nic.c       TX of SAs whose crypto a NIC does, as esp4_offload's
  *   stats.c        per-netns counters in /proc/net/esp_swoffload
  *   debugfs.c      switches for tests in /sys/kernel/debug/esp_swoffload
@@ -40,7 +39,6 @@ enum eso_counter {
 	ESO_TX_ASYNC_NOQUEUE,	/* ... on a device without a qdisc (broken) */
 	ESO_TX_ERRORS,		/* encryptions that failed; skb dropped */
 	ESO_TX_RECYCLED,	/* segments whose payload went into our pages */
-	ESO_TX_OUT_OF_PLACE,	/* of those, encrypted there from TCP's pages */
 	ESO_TX_LINEAR_COPIES,	/* ...that did not fit one: copied linear */
 	ESO_TX_RENUMBERED,	/* given fresh numbers: overtaken, or DODGY */
 	ESO_TX_BACKLOG_DROPPED,	/* held back by xfrm_backlog, no qdisc */
@@ -184,20 +182,8 @@ struct esp_info;
 int eso_tx_pages_init(void);
 void eso_tx_pages_exit(void);
 bool eso_tx_pages_wanted(const struct xfrm_state *x);
-int eso_tx_pages_own(struct xfrm_state *x, struct sk_buff *segs, bool batch);
+int eso_tx_pages_own(struct xfrm_state *x, struct sk_buff *segs);
 int eso_tx_pages_trailer(struct sk_buff *skb, struct esp_info *esp);
-
-/* A fragment of ours that a segment is encrypted into (out of place) */
-struct eso_tx_dst {
-	struct page *page;	/* NULL: in place */
-	unsigned int off;
-};
-
-int eso_tx_pages_dst(struct sk_buff *skb, const struct esp_info *esp,
-		     struct eso_tx_dst *dst);
-void eso_tx_pages_adopt(struct sk_buff *skb, const struct esp_info *esp,
-			struct eso_tx_dst *dst);
-void eso_tx_pages_dst_put(struct eso_tx_dst *dst);
 int eso_tx_null_trailer(struct sk_buff *skb, const struct esp_info *esp);
 
 /* xfrm_hooks.c */

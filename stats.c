@@ -26,7 +26,6 @@ static const char *const eso_counter_names[ESO_NR_COUNTERS] = {
 	[ESO_TX_ASYNC_NOQUEUE]	= "tx_async_noqueue",
 	[ESO_TX_ERRORS]		= "tx_errors",
 	[ESO_TX_RECYCLED]	= "tx_recycled",
-	[ESO_TX_OUT_OF_PLACE]	= "tx_out_of_place",
 	[ESO_TX_LINEAR_COPIES]	= "tx_linear_copies",
 	[ESO_TX_RENUMBERED]	= "tx_renumbered",
 	[ESO_TX_BACKLOG_DROPPED] = "tx_backlog_dropped",

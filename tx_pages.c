@@ -1,34 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TX: the payload of each segment to be encrypted, in a page of the
- * module's own, from a per-CPU page_pool.
+ * TX: the payload of each segment to be encrypted, copied into a page of
+ * the module's own, from a per-CPU page_pool.
  *
- * A segment is encrypted into memory it owns: the pages of the TCP write
- * queue stay untouched for retransmission. Left to skb_segment(), the
- * payload is copied into a linear skb head of about 2 KB, freshly
- * allocated for every segment, which Debian's kernels zero first
+ * A segment is encrypted in place, so its payload must be a copy: the
+ * pages of the TCP write queue stay untouched for retransmission. Left to
+ * skb_segment(), that copy goes into a linear skb head of about 2 KB,
+ * freshly allocated for every segment, which Debian's kernels zero first
  * (CONFIG_INIT_ON_ALLOC_DEFAULT_ON): an allocation and a pass over its
  * memory per segment, on top of the copy. Here the segmentation only
  * references TCP's pages (NETIF_F_SG) and leaves the inner checksum to
- * us (NETIF_F_HW_CSUM). The payload then goes into a page fragment that
- * came back from an earlier segment: page_pool recycles a page when the
- * last skb that holds it is freed, on any CPU, and does not zero it
- * again. It goes there in one of two ways:
+ * us (NETIF_F_HW_CSUM); the copy and the checksum are then one pass into
+ * a page fragment that came back from an earlier segment: page_pool
+ * recycles a page when the last skb that holds it is freed, on any CPU,
+ * and does not zero it again.
  *
- * - Segments the batch encrypts (one of the module's AEADs, called
- *   without seqiv) are encrypted out of place, from TCP's pages into the
- *   fragment (eso_tx_pages_dst()): the encryption is the copy, and the
- *   checksum is a pass of its own that only reads (eso_tx_pages_sum()).
- *   The segment takes the fragment once it is encrypted
- *   (eso_tx_pages_adopt()).
- * - Other segments are encrypted through seqiv, which copies any source
- *   to a distinct destination before it encrypts (seqiv_aead_encrypt()):
- *   for them the payload is copied, checksummed in the same pass, and
- *   encrypted in place (eso_tx_pages_copy()).
- *
- * Behind the payload the fragment keeps ESO_TX_TAILROOM bytes for the ESP
- * trailer and the ICV (esp_output_head() would otherwise append the
- * trailer in a page of the SA's and encrypt out of place through seqiv).
+ * Behind the payload the fragment keeps ESO_TX_TAILROOM bytes, where
+ * eso_tx_pages_trailer() puts the ESP trailer and the ICV, so that the
+ * encryption stays in place (esp_output_head() would otherwise append the
+ * trailer in a page of the SA's and encrypt out of place).
  *
  * A receiver finds the payload in a page fragment, not in a kmalloc()ed
  * head: GRO moves such fragments into the first packet of a flow and
@@ -110,52 +100,24 @@ static bool eso_tx_pages_fit(struct sk_buff *skb)
 }
 
 /*
- * Replace @skb's paged data (its TCP pages, unreferenced) by @size bytes
- * of our fragment at @off of @page. The fragment's room for the trailer
- * is charged now, as esp_output_head() charges a trailer it appends: to
- * the skb and to its socket.
+ * Copy @skb's paged data into a fragment of this CPU's pool (BH off). The
+ * fragment's room for the trailer is charged now, as esp_output_head()
+ * charges a trailer it appends: to the skb and to its socket.
  */
-static void eso_tx_pages_take(struct sk_buff *skb, struct page *page,
-			      unsigned int off, unsigned int size)
-{
-	struct skb_shared_info *shinfo = skb_shinfo(skb);
-	struct sock *sk = skb->sk;
-	int i;
-
-	for (i = 0; i < shinfo->nr_frags; i++)
-		skb_frag_unref(skb, i);
-	__skb_fill_page_desc(skb, 0, page, off, size);
-	shinfo->nr_frags = 1;
-	shinfo->flags &= ~SKBFL_SHARED_FRAG;
-	skb_mark_for_recycle(skb);
-	skb->truesize += ESO_TX_TAILROOM;
-	if (sk && sk_fullsock(sk))
-		refcount_add(ESO_TX_TAILROOM, &sk->sk_wmem_alloc);
-}
-
-/* A fragment of this CPU's pool for @len bytes and the trailer, or NULL */
-static struct page *eso_tx_pages_alloc(unsigned int len, unsigned int *off)
-{
-	struct page *page;
-
-	local_bh_disable();	/* the pool's allocation side is per CPU */
-	page = page_pool_alloc_frag(this_cpu_read(eso_tx_pool), off,
-				    len + ESO_TX_TAILROOM,
-				    GFP_ATOMIC | __GFP_NOWARN);
-	local_bh_enable();
-	return page;
-}
-
-/* Copy @skb's paged data into a fragment of this CPU's pool, with its sum. */
 static bool eso_tx_pages_copy(struct sk_buff *skb)
 {
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
 	unsigned int len = skb->data_len, off;
+	struct sock *sk = skb->sk;
 	struct page *page;
 	__wsum csum;
+	int i;
 
 	if (!eso_tx_pages_fit(skb))
 		return false;
-	page = eso_tx_pages_alloc(len, &off);
+	page = page_pool_alloc_frag(this_cpu_read(eso_tx_pool), &off,
+				    len + ESO_TX_TAILROOM,
+				    GFP_ATOMIC | __GFP_NOWARN);
 	if (!page)
 		return false;
 
@@ -163,49 +125,36 @@ static bool eso_tx_pages_copy(struct sk_buff *skb)
 				      page_address(page) + off, len);
 	if (skb->ip_summed == CHECKSUM_PARTIAL)
 		eso_tx_csum_finish(skb, csum);
-	eso_tx_pages_take(skb, page, off, len);
+
+	for (i = 0; i < shinfo->nr_frags; i++)
+		skb_frag_unref(skb, i);
+	__skb_fill_page_desc(skb, 0, page, off, len);
+	shinfo->nr_frags = 1;
+	shinfo->flags &= ~SKBFL_SHARED_FRAG;
+	skb_mark_for_recycle(skb);
+	skb->truesize += ESO_TX_TAILROOM;
+	if (sk && sk_fullsock(sk))
+		refcount_add(ESO_TX_TAILROOM, &sk->sk_wmem_alloc);
 	return true;
 }
 
 /*
- * The checksum alone, over TCP's pages, of a segment that the batch is to
- * encrypt out of place into a fragment of ours (eso_tx_pages_dst()).
+ * Give every segment in @segs (segmented with NETIF_F_SG | NETIF_F_HW_CSUM)
+ * its payload in a page of ours, or, where that cannot be, make it what
+ * skb_segment() makes without NETIF_F_SG: linear, with its checksum
+ * filled in. So a segment of an SA that reaches eso_xmit() nonlinear is
+ * one of ours.
  */
-static bool eso_tx_pages_sum(struct sk_buff *skb)
-{
-	if (!eso_tx_pages_fit(skb))
-		return false;
-	if (skb->ip_summed == CHECKSUM_PARTIAL)
-		eso_tx_csum_finish(skb, skb_checksum(skb, skb_headlen(skb),
-						     skb->data_len, 0));
-	return true;
-}
-
-/*
- * Make every segment in @segs (segmented with NETIF_F_SG | NETIF_F_HW_CSUM)
- * one that eso_xmit() or the batch can encrypt without writing to TCP's
- * pages: for the batch (@batch), its checksum filled in over TCP's pages,
- * which it keeps until eso_tx_pages_dst(); else its payload copied into a
- * page of ours. Where that cannot be, it is made what skb_segment() makes
- * without NETIF_F_SG: linear, with its checksum filled in.
- *
- * Pages that others may write to while they are sent (sendfile()'s page
- * cache: SKBFL_SHARED_FRAG) are copied for the batch too, with the sum in
- * the same pass: a sum and an encryption that read them at two moments
- * could disagree, which is why skb_checksum_help() linearizes them.
- */
-int eso_tx_pages_own(struct xfrm_state *x, struct sk_buff *segs, bool batch)
+int eso_tx_pages_own(struct xfrm_state *x, struct sk_buff *segs)
 {
 	struct net *net = xs_net(x);
 	unsigned int n = 0, linear = 0;
 	struct sk_buff *skb;
 	int err = 0;
 
+	local_bh_disable();	/* the pool's allocation side is per CPU */
 	for (skb = segs; skb; skb = skb->next) {
-		if (batch && !skb_has_shared_frag(skb)) {
-			if (eso_tx_pages_sum(skb))
-				continue;	/* counted by the batch */
-		} else if (eso_tx_pages_copy(skb)) {
+		if (eso_tx_pages_copy(skb)) {
 			n++;
 			continue;
 		}
@@ -217,6 +166,7 @@ int eso_tx_pages_own(struct xfrm_state *x, struct sk_buff *segs, bool batch)
 			break;
 		linear++;
 	}
+	local_bh_enable();
 	eso_count_add(net, ESO_TX_RECYCLED, n);
 	eso_count_add(net, ESO_TX_LINEAR_COPIES, linear);
 	return err;
@@ -245,49 +195,6 @@ int eso_tx_pages_trailer(struct sk_buff *skb, struct esp_info *esp)
 	skb->len += esp->tailen;
 	skb->data_len += esp->tailen;
 	return 2;	/* the head from the ESP header on, the fragment */
-}
-
-/*
- * Out of place, for the batch: a fragment of this CPU's pool that @skb's
- * paged payload is to be encrypted into, from TCP's pages, with the
- * trailer written now behind the room for it. Returns the entries of the
- * source scatterlist (the head from skb->data, TCP's fragments, the
- * trailer), or 0 if @skb is not such a segment or no fragment is to be
- * had: esp_output_head() then.
- */
-int eso_tx_pages_dst(struct sk_buff *skb, const struct esp_info *esp,
-		     struct eso_tx_dst *dst)
-{
-	unsigned int len = skb->data_len;
-
-	if (skb->pp_recycle || skb_has_shared_frag(skb) ||
-	    !eso_tx_pages_fit(skb) || esp->tailen > ESO_TX_TAILROOM)
-		return 0;
-	dst->page = eso_tx_pages_alloc(len, &dst->off);
-	if (!dst->page)
-		return 0;
-	esp_output_fill_trailer(page_address(dst->page) + dst->off + len,
-				esp->tfclen, esp->plen, esp->proto);
-	return !!skb_headlen(skb) + skb_shinfo(skb)->nr_frags + 1;
-}
-
-/* @skb, encrypted into @dst, takes it for TCP's pages. */
-void eso_tx_pages_adopt(struct sk_buff *skb, const struct esp_info *esp,
-			struct eso_tx_dst *dst)
-{
-	eso_tx_pages_take(skb, dst->page, dst->off,
-			  skb->data_len + esp->tailen);
-	/* not skb_len_add(): the room is in skb->truesize already */
-	skb->len += esp->tailen;
-	skb->data_len += esp->tailen;
-	dst->page = NULL;
-}
-
-/* @dst, not taken by its segment, back to its pool. */
-void eso_tx_pages_dst_put(struct eso_tx_dst *dst)
-{
-	page_pool_put_page(dst->page->pp, dst->page, -1, false);
-	dst->page = NULL;
 }
 
 /*

@@ -72,7 +72,7 @@ bool eso_esp6_get(void)
 	return false;
 }
 
-/* esp4's or esp6's esp_output_head() and esp_output_tail() */
+/* esp4's or esp6's esp_output_head() and esp_output_tail(), for tx_nic.c */
 int eso_output_head(struct xfrm_state *x, struct sk_buff *skb,
 		    struct esp_info *esp, bool ipv6)
 {
@@ -204,15 +204,13 @@ bool eso_null_nocrypt(const struct xfrm_state *x)
  * Everything before the encryption of one segment (skb->data at the
  * payload, the ESP header in front of it): padding, next header, TFC
  * padding and the room for the ICV, behind the payload in its recycled
- * page if @own_pages says it may have one (tx_pages.c), or else, for the
- * batch (@dst), in a fragment it is to be encrypted into out of place
- * (tx_pages.c); as a ready-made trailer for esp-null (tx_pages.c); or
- * else by esp4/esp6's esp_output_head().
+ * page if @own_pages says it may have one (tx_pages.c), as a ready-made
+ * trailer for esp-null (tx_pages.c), or else by esp4/esp6's
+ * esp_output_head().
  * Returns the segment's sequence number's low half, or a negative error.
  */
 static s64 eso_output_prepare(struct xfrm_state *x, struct sk_buff *skb,
-			      bool ipv6, bool own_pages, struct esp_info *esp,
-			      struct eso_tx_dst *dst)
+			      bool ipv6, bool own_pages, struct esp_info *esp)
 {
 	struct xfrm_offload *xo = xfrm_offload(skb);
 	struct crypto_aead *aead = x->data;
@@ -227,18 +225,17 @@ static s64 eso_output_prepare(struct xfrm_state *x, struct sk_buff *skb,
 	esp->tailen = esp->tfclen + esp->plen + crypto_aead_authsize(aead);
 	esp->esph = ip_esp_hdr(skb);
 
-	esp->nfrags = 0;
-	if (own_pages && !x->encap) {
+	if (x->encap)
+		esp->nfrags = 0;
+	else if (own_pages)
 		esp->nfrags = eso_tx_pages_trailer(skb, esp);
-		if (!esp->nfrags && dst) {
-			esp->nfrags = eso_tx_pages_dst(skb, esp, dst);
-			esp->inplace = !esp->nfrags;
-		}
-	} else if (eso_null_nocrypt(x) && skb_is_nonlinear(skb)) {
+	else if (eso_null_nocrypt(x) && skb_is_nonlinear(skb))
 		esp->nfrags = eso_tx_null_trailer(skb, esp);
-	}
+	else
+		esp->nfrags = 0;
 	if (!esp->nfrags)
-		esp->nfrags = eso_output_head(x, skb, esp, ipv6);
+		esp->nfrags = ipv6 ? eso_esp6.output_head(x, skb, esp) :
+				     esp_output_head(x, skb, esp);
 	if (esp->nfrags < 0)
 		return esp->nfrags;
 	return ntohl(esp->esph->seq_no);
@@ -344,7 +341,7 @@ static int eso_xmit_single(struct xfrm_state *x, struct sk_buff *skb,
 	if (err)
 		return err;
 	ip_esp_hdr(skb)->seq_no = htonl(xo->seq.low);
-	low = eso_output_prepare(x, skb, ipv6, false, esp, NULL);
+	low = eso_output_prepare(x, skb, ipv6, false, esp);
 	return low < 0 ? low : eso_output_finish(x, skb, ipv6, esp, low, false);
 }
 
@@ -362,12 +359,9 @@ static int eso_xmit(struct xfrm_state *x, struct sk_buff *skb, bool ipv6)
 	 * not segment is settled here, in the section (tx_order.c).
 	 */
 	if (xfrm_offload(skb)->flags & XFRM_GSO_SEGMENT) {
-		/*
-		 * nonlinear: tx_pages.c's page (eso_tx_pages_own()), or TCP's
-		 * pages where the batch did not come (esp_output_head() then)
-		 */
+		/* nonlinear: tx_pages.c's (eso_tx_pages_own()) */
 		low = eso_output_prepare(x, skb, ipv6, skb_is_nonlinear(skb),
-					 &esp, NULL);
+					 &esp);
 		err = low < 0 ? low :
 		      eso_output_finish(x, skb, ipv6, &esp, low, false);
 		if (!err)
@@ -506,7 +500,6 @@ struct crypto_aead *eso_batch_aead(struct xfrm_state *x)
 struct eso_batch_seg {
 	struct sk_buff *skb;
 	struct esp_info esp;
-	struct eso_tx_dst dst;		/* out of place: where to */
 	struct aead_request *req;	/* NULL: not (or no longer) batched */
 	unsigned int data_off;		/* skb->data - mac header on entry */
 	u32 low;
@@ -526,27 +519,16 @@ struct eso_batch_req {
 			    __alignof__(struct eso_batch_req))
 
 /*
- * Entries of the destination scatterlist out of place: the AD, the head
- * from skb->data, the fragment of ours
- */
-#define ESO_BATCH_DST_SG 3
-
-/* @bs's scatterlist entries: source (the AD, then @bs's), destination */
-static unsigned int eso_batch_nsg(const struct eso_batch_seg *bs)
-{
-	return bs->esp.nfrags + 1 + (bs->dst.page ? ESO_BATCH_DST_SG : 0);
-}
-
-/*
- * One batch request: IV, associated data, scatterlists, aead_request, and
+ * One batch request: IV, associated data, scatterlist, aead_request, and
  * no request context (crypto_aead_reqsize()): ops->batch never uses it,
  * and a request the batch does not do is made anew by the per-packet
  * paths. Nothing in it is secret (the IV and the AD go on the wire, the
  * rest are pointers and lengths), so it is freed with kfree().
  */
-static size_t eso_batch_req_size(unsigned int nsg)
+static size_t eso_batch_req_size(int nfrags)
 {
-	return ALIGN(ALIGN(struct_size((struct eso_batch_req *)NULL, sg, nsg),
+	return ALIGN(ALIGN(struct_size((struct eso_batch_req *)NULL, sg,
+				       nfrags + 1),
 			   __alignof__(struct aead_request)) +
 		     sizeof(struct aead_request), ESO_BATCH_ALIGN);
 }
@@ -565,45 +547,7 @@ static void eso_batch_restore_data(struct eso_batch_seg *bs)
 
 /*
  * Fill @br (whose IV is set) with the associated data rfc7539esp and
- * rfc4106 expect under seqiv: spi, [seq hi,] seq, IV. Returns its length.
- */
-static unsigned int eso_batch_ad(struct eso_batch_req *br,
-				 const struct ip_esp_hdr *esph, bool esn, u32 hi)
-{
-	unsigned int i = 0;
-
-	br->ad[i++] = esph->spi;
-	if (esn)
-		br->ad[i++] = htonl(hi);
-	br->ad[i++] = esph->seq_no;
-	memcpy(&br->ad[i], br->iv, ESO_IVLEN);
-	return (i + 2) * sizeof(__be32);
-}
-
-/*
- * @br's request, behind its @nsg scatterlist entries: @cryptlen bytes
- * from br->sg to @dst, each behind @adlen bytes of AD.
- */
-static struct aead_request *eso_batch_req(struct eso_batch_req *br,
-					  unsigned int nsg,
-					  struct crypto_aead *child,
-					  struct scatterlist *dst,
-					  unsigned int adlen,
-					  unsigned int cryptlen)
-{
-	struct aead_request *req;
-
-	req = (void *)PTR_ALIGN((u8 *)(br->sg + nsg),
-				__alignof__(struct aead_request));
-	aead_request_set_tfm(req, child);
-	aead_request_set_callback(req, 0, NULL, NULL);
-	aead_request_set_crypt(req, br->sg, dst, cryptlen, br->iv);
-	aead_request_set_ad(req, adlen);
-	return req;
-}
-
-/*
- * Fill @br (whose IV is set) with the AD and a request for @cryptlen bytes
+ * rfc4106 expect under seqiv: spi, [seq hi,] seq, IV; and a request for @cryptlen bytes
  * of @skb from @off, in place, in the @nfrags + 1 entries that
  * eso_batch_req_size() made room for. NULL if the skb would not map.
  */
@@ -615,51 +559,28 @@ static struct aead_request *eso_batch_req_init(struct eso_batch_req *br,
 					       int nfrags,
 					       unsigned int cryptlen)
 {
-	unsigned int adlen = eso_batch_ad(br, esph, esn, hi);
+	struct aead_request *req;
+	unsigned int adlen, i = 0;
+
+	br->ad[i++] = esph->spi;
+	if (esn)
+		br->ad[i++] = htonl(hi);
+	br->ad[i++] = esph->seq_no;
+	memcpy(&br->ad[i], br->iv, ESO_IVLEN);
+	adlen = (i + 2) * sizeof(__be32);
 
 	sg_init_table(br->sg, nfrags + 1);
 	sg_set_buf(br->sg, br->ad, adlen);
 	if (unlikely(skb_to_sgvec(skb, br->sg + 1, off, skb->len - off) < 0))
 		return NULL;
-	return eso_batch_req(br, nfrags + 1, child, br->sg, adlen, cryptlen);
-}
 
-/*
- * The same, out of place (eso_tx_pages_dst()), for segment @bs at its
- * payload: from the head and TCP's pages, then the trailer already in
- * @bs's fragment, into the head and that fragment.
- */
-static struct aead_request *eso_batch_req_init_dst(struct eso_batch_req *br,
-						   struct crypto_aead *child,
-						   const struct ip_esp_hdr *esph,
-						   bool esn, u32 hi,
-						   struct eso_batch_seg *bs)
-{
-	unsigned int adlen = eso_batch_ad(br, esph, esn, hi);
-	unsigned int nsrc = bs->esp.nfrags + 1, i = 1;
-	struct scatterlist *src = br->sg, *dst = br->sg + nsrc;
-	struct page *page = bs->dst.page;
-	struct sk_buff *skb = bs->skb;
-	int n;
-
-	sg_init_table(src, nsrc);
-	sg_set_buf(src, br->ad, adlen);
-	n = skb_to_sgvec_nomark(skb, src + 1, 0, skb->len);
-	if (unlikely(n < 0 || n + 2 > nsrc))
-		return NULL;
-	sg_set_page(src + n + 1, page, bs->esp.clen - skb->len,
-		    bs->dst.off + skb->data_len);
-	sg_mark_end(src + n + 1);
-
-	sg_init_table(dst, ESO_BATCH_DST_SG);
-	sg_set_buf(dst, br->ad, adlen);
-	if (skb_headlen(skb))
-		sg_set_buf(dst + i++, skb->data, skb_headlen(skb));
-	sg_set_page(dst + i, page, skb->data_len + bs->esp.tailen,
-		    bs->dst.off);
-	sg_mark_end(dst + i);
-	return eso_batch_req(br, nsrc + ESO_BATCH_DST_SG, child, dst, adlen,
-			     bs->esp.clen);
+	req = (void *)PTR_ALIGN((u8 *)(br->sg + nfrags + 1),
+				__alignof__(struct aead_request));
+	aead_request_set_tfm(req, child);
+	aead_request_set_callback(req, 0, NULL, NULL);
+	aead_request_set_crypt(req, br->sg, br->sg, cryptlen, br->iv);
+	aead_request_set_ad(req, adlen);
+	return req;
 }
 
 /* Set up @bs's request in @mem; the segment is prepared (padded). */
@@ -684,11 +605,8 @@ static int eso_batch_setup(struct xfrm_state *x, struct crypto_aead *child,
 	memcpy(esph + 1, br->iv, ESO_IVLEN);
 
 	/* skb->data is the payload, behind the IV */
-	if (bs->dst.page)
-		bs->req = eso_batch_req_init_dst(br, child, esph, esn, hi, bs);
-	else
-		bs->req = eso_batch_req_init(br, child, esph, esn, hi, bs->skb,
-					     0, bs->esp.nfrags, bs->esp.clen);
+	bs->req = eso_batch_req_init(br, child, esph, esn, hi, bs->skb, 0,
+				     bs->esp.nfrags, bs->esp.clen);
 	return bs->req ? 0 : -EINVAL;
 }
 
@@ -709,32 +627,9 @@ static void eso_seg_to_payload(struct eso_batch_seg *bs, unsigned int esp_off,
 }
 
 /*
- * Encrypt @bs on its own, through seqiv, as eso_xmit() would. A segment
- * that was to be encrypted out of place by the batch gives its fragment
- * back and takes its trailer where esp4/esp6 place it. Returns 1 if it is
- * a finished ESP packet now.
- */
-static int eso_batch_alone(struct xfrm_state *x, struct eso_batch_seg *bs,
-			   bool ipv6)
-{
-	int err;
-
-	if (bs->dst.page) {
-		eso_tx_pages_dst_put(&bs->dst);
-		bs->esp.inplace = true;
-		bs->esp.nfrags = eso_output_head(x, bs->skb, &bs->esp, ipv6);
-		if (bs->esp.nfrags < 0)
-			return bs->esp.nfrags;
-	}
-	err = eso_output_finish(x, bs->skb, ipv6, &bs->esp, bs->low, true);
-	return err ? err : 1;
-}
-
-/*
  * Prepare @bs (padding, trailer, ICV room). A segment that cannot be
- * encrypted in place or into a fragment of ours is encrypted on its own
- * right away, as eso_xmit() would. Returns 0 if the segment is to join
- * the batch.
+ * encrypted in place is encrypted on its own right away, as eso_xmit()
+ * would. Returns 0 if the segment is to join the batch.
  */
 static int eso_batch_prepare(struct xfrm_state *x, struct eso_batch_seg *bs,
 			     unsigned int esp_off, bool ipv6)
@@ -745,12 +640,8 @@ static int eso_batch_prepare(struct xfrm_state *x, struct eso_batch_seg *bs,
 
 	eso_seg_to_payload(bs, esp_off, ESO_IVLEN);
 	linear = !skb_is_nonlinear(skb);
-	/*
-	 * Nonlinear: TCP's pages, with the checksum filled in, to be
-	 * encrypted into a fragment of ours (bs->dst), or (segmentation
-	 * copied) tx_pages.c's page already.
-	 */
-	low = eso_output_prepare(x, skb, ipv6, !linear, &bs->esp, &bs->dst);
+	/* segmentation copied: a nonlinear segment has tx_pages.c's page */
+	low = eso_output_prepare(x, skb, ipv6, !linear, &bs->esp);
 	if (low < 0)
 		return low;
 	bs->low = low;
@@ -761,9 +652,11 @@ static int eso_batch_prepare(struct xfrm_state *x, struct eso_batch_seg *bs,
 	 * segment that was linear (segmentation copied) has no other
 	 * fragment, so in place is safe.
 	 */
-	if (bs->esp.inplace || linear || bs->dst.page)
+	if (bs->esp.inplace || linear)
 		return 0;
-	return eso_batch_alone(x, bs, ipv6);
+
+	low = eso_output_finish(x, skb, ipv6, &bs->esp, bs->low, true);
+	return low ? low : 1;
 }
 
 /*
@@ -782,7 +675,7 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 	struct net *net = xs_net(x);
 	struct eso_batch_seg *bs;
 	struct sk_buff *skb, *next, *head = NULL, **tail = &head;
-	unsigned int n = 0, i, nreq = 0, oop = 0;
+	unsigned int n = 0, i, nreq = 0;
 	size_t memsize = 0;
 	u8 *mem = NULL, *p;
 	int *errs;
@@ -805,7 +698,7 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 		bs[i].skb = skb;
 		bs[i].err = eso_batch_prepare(x, &bs[i], esp_off, ipv6);
 		if (!bs[i].err)
-			memsize += eso_batch_req_size(eso_batch_nsg(&bs[i]));
+			memsize += eso_batch_req_size(bs[i].esp.nfrags);
 		i++;
 	}
 
@@ -816,13 +709,15 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 			continue;
 		if (!p) {
 			/* no memory for the batch: one at a time, as eso_xmit() */
-			bs[i].err = eso_batch_alone(x, &bs[i], ipv6);
+			bs[i].err = eso_output_finish(x, bs[i].skb, ipv6,
+						      &bs[i].esp, bs[i].low,
+						      true) ?: 1;
 			continue;
 		}
 		bs[i].err = eso_batch_setup(x, child, &bs[i], p);
 		if (!bs[i].err)
 			reqs[nreq++] = bs[i].req;
-		p += eso_batch_req_size(eso_batch_nsg(&bs[i]));
+		p += eso_batch_req_size(bs[i].esp.nfrags);
 	}
 
 	if (nreq)
@@ -832,10 +727,6 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 		skb = bs[i].skb;
 		if (bs[i].req) {
 			bs[i].err = errs[nreq++];
-			if (!bs[i].err && bs[i].dst.page) {
-				eso_tx_pages_adopt(skb, &bs[i].esp, &bs[i].dst);
-				oop++;
-			}
 			/* the outer length: see eso_output_finish() */
 			if (!bs[i].err)
 				bs[i].err = eso_seg_finished(skb);
@@ -844,8 +735,6 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 				eso_count(net, ESO_TX_BATCHED);
 			}
 		}
-		if (bs[i].dst.page)	/* not encrypted into */
-			eso_tx_pages_dst_put(&bs[i].dst);
 		/*
 		 * Never: the batches are synchronous (and the one-at-a-time
 		 * path above, without memory, only runs where ops->ready()
@@ -864,8 +753,6 @@ struct sk_buff *eso_encrypt_segments(struct xfrm_state *x,
 		eso_seg_append(&head, &tail, skb);
 	}
 
-	eso_count_add(net, ESO_TX_RECYCLED, oop);
-	eso_count_add(net, ESO_TX_OUT_OF_PLACE, oop);
 	kfree(mem);
 	kfree(bs);
 	return head ? head : ERR_PTR(-EINVAL);
@@ -912,7 +799,7 @@ struct sk_buff *eso_null_segments(struct xfrm_state *x, struct sk_buff *segs,
 
 		skb_mark_not_on_list(skb);
 		eso_seg_to_payload(&bs, esp_off, 0);
-		if (eso_output_prepare(x, skb, ipv6, false, &bs.esp, NULL) < 0 ||
+		if (eso_output_prepare(x, skb, ipv6, false, &bs.esp) < 0 ||
 		    eso_seg_finished(skb)) {
 			eso_count(net, ESO_TX_ERRORS);
 			kfree_skb(skb);
@@ -1060,7 +947,7 @@ void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
 		if (skb->len > hlen && pskb_may_pull(skb, hlen))
 			nfrags[n] = eso_rx_make_writable(skb);
 		if (nfrags[n] > 0)
-			memsize += eso_batch_req_size(nfrags[n] + 1);
+			memsize += eso_batch_req_size(nfrags[n]);
 		n++;
 	}
 	if (!memsize)
@@ -1080,7 +967,7 @@ void eso_decrypt_run(struct xfrm_state *x, struct crypto_aead *child,
 		if (nfrags[i] > 0) {
 			reqs[nreq] = eso_rx_batch_setup(x, child, skb,
 							nfrags[i], p);
-			p += eso_batch_req_size(nfrags[i] + 1);
+			p += eso_batch_req_size(nfrags[i]);
 			if (reqs[nreq])
 				nreq++;
 			else
