@@ -326,7 +326,9 @@ static struct sk_buff *eso_gso_segment(struct sk_buff *skb,
 	 * instead, as esp_output_tail() can, would not save the pass: seqiv,
 	 * in front of every ESP AEAD, copies a source to a distinct
 	 * destination before it encrypts (seqiv_aead_encrypt()), and the
-	 * checksum would need a pass of its own. esp-null segments carried
+	 * checksum would need a pass of its own. The batch, which bypasses
+	 * seqiv, was measured out of place and cost more instructions
+	 * (docs/performance.md). esp-null segments carried
 	 * without a crypto call are never written to at all: they keep
 	 * TCP's pages, and the checksum is the one pass.
 	 */

@@ -163,6 +163,25 @@ if have_module; then
 	for algo in gcm128 chacha; do recycle_off_case $algo; done
 fi
 
+# sendfile(): TCP sends the page cache's own pages (SKBFL_SHARED_FRAG). Each segment is
+# encrypted in a copy in a recycled page (tx_recycled, one per batched segment), never
+# in those pages: the file the sender sent from still holds what it held, and the
+# receiver got it
+if have_module && xfrm_setup gcm128 transport 4 2> /dev/null; then
+	rc0=$(counter a tx_recycled) bt0=$(counter a tx_batched) xe0=$(xfrm_errors_total b)
+	why=
+	XFER_SENDFILE=1 xfer a b "$IP4_B" 4 || why=$XFER_WHY
+	if [ -z "$why" ]; then t_ok "sendfile gcm128: data"; else t_fail "sendfile gcm128: data" "$why"; fi
+	rc1=$(counter a tx_recycled) bt1=$(counter a tx_batched)
+	sf=$(xfer_data 4) sum=$(sha256sum < "$(xfer_data 4)")
+	t_expect "sendfile gcm128: the sender's file unchanged (sha256 ${sum%% *})" "${sum%% *}" = "$(< "$sf.sha256")"
+	t_expect "sendfile gcm128: segments encrypted in batches (tx_batched +$((${bt1:-0} - ${bt0:-0})))" "${bt1:-0}" -gt "${bt0:-0}"
+	t_expect "sendfile gcm128: payloads copied into recycled pages (tx_recycled +$((${rc1:-0} - ${rc0:-0})) of tx_batched +$((${bt1:-0} - ${bt0:-0})))" \
+		"$((${rc1:-0} - ${rc0:-0}))" -eq "$((${bt1:--1} - ${bt0:-0}))"
+	t_expect "sendfile gcm128: no xfrm errors at the receiver" "$(xfrm_errors_total b)" -eq "$xe0"
+	xfrm_flush
+fi
+
 # null_nocrypt=0: esp-null walks the crypto API again, as on the stock path
 # (authenc(digest_null,ecb(cipher_null))): still the fast path, no tx_null/rx_null
 if have_module && xfrm_setup null transport 4 2> /dev/null; then

@@ -519,8 +519,26 @@ xfer() {
 	nsx "$dst" timeout "${XFER_TIMEOUT:-90}" socat -u "$listen" "CREATE:$rcv" &
 	pid=$!
 	# the sender retries connecting until the receiver listens (no polling with ss)
-	nsx "$src" timeout "${XFER_TIMEOUT:-90}" socat -u "OPEN:$data" \
-		"$tcp,retry=100,interval=0.1,connect-timeout=5${XFER_OPTS:+,$XFER_OPTS}"
+	if [ -n "${XFER_SENDFILE:-}" ]; then
+		# sendfile(): TCP sends the page cache's pages (SKBFL_SHARED_FRAG)
+		nsx "$src" timeout "${XFER_TIMEOUT:-90}" python3 -c '
+import socket, sys, time
+for _ in range(100):
+    try:
+        s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+        break
+    except OSError:
+        time.sleep(0.1)
+else:
+    sys.exit(1)
+s.settimeout(None)
+with open(sys.argv[3], "rb") as f:
+    s.sendfile(f)
+s.close()' "$ip" "$_T_PORT" "$data"
+	else
+		nsx "$src" timeout "${XFER_TIMEOUT:-90}" socat -u "OPEN:$data" \
+			"$tcp,retry=100,interval=0.1,connect-timeout=5${XFER_OPTS:+,$XFER_OPTS}"
+	fi
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		kill $pid 2>/dev/null; wait $pid 2>/dev/null
