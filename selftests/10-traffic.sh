@@ -173,7 +173,8 @@ if have_module && xfrm_setup gcm128 transport 4 2> /dev/null; then
 	XFER_SENDFILE=1 xfer a b "$IP4_B" 4 || why=$XFER_WHY
 	if [ -z "$why" ]; then t_ok "sendfile gcm128: data"; else t_fail "sendfile gcm128: data" "$why"; fi
 	rc1=$(counter a tx_recycled) bt1=$(counter a tx_batched)
-	sf=$(xfer_data 4) sum=$(sha256sum < "$(xfer_data 4)")
+	sf=$(xfer_data 4)
+	sum=$(sha256sum < "$sf")
 	t_expect "sendfile gcm128: the sender's file unchanged (sha256 ${sum%% *})" "${sum%% *}" = "$(< "$sf.sha256")"
 	t_expect "sendfile gcm128: segments encrypted in batches (tx_batched +$((${bt1:-0} - ${bt0:-0})))" "${bt1:-0}" -gt "${bt0:-0}"
 	t_expect "sendfile gcm128: payloads copied into recycled pages (tx_recycled +$((${rc1:-0} - ${rc0:-0})) of tx_batched +$((${bt1:-0} - ${bt0:-0})))" \

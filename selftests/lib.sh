@@ -542,7 +542,7 @@ s.close()' "$ip" "$_T_PORT" "$data"
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		kill $pid 2>/dev/null; wait $pid 2>/dev/null
-		XFER_WHY="sender socat exited $rc"; return 1
+		XFER_WHY="sender (${XFER_SENDFILE:+python3 sendfile}${XFER_SENDFILE:-socat}) exited $rc"; return 1
 	fi
 	wait $pid
 	want=$(< "$data.sha256")
