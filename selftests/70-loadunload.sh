@@ -148,17 +148,10 @@ ns_cleanup
 # that only a cancelled leave work could end) and the kernel log stay clean (an IPI
 # the watchdog sent after exit waited for them ran in freed code).
 #
-# pcrypt itself is kept on CPU 0 (pcrypt_fence): pcrypt oopses on CPU hotplug, with or
-# without this module. While a hotplug rebuilds its CPU set (PADATA_RESET),
-# padata_do_parallel() returns -EBUSY and pcrypt_aead_encrypt()/_decrypt() hand the
-# request to the wrapped AEAD directly, with the completion still pcrypt_aead_done();
-# if that AEAD completes later (rfc4106-gcm-aesni defers to cryptd when the FPU is
-# busy), pcrypt_aead_done() calls padata_do_serial() on a request padata never took,
-# whose pd is NULL: "BUG: kernel NULL pointer dereference, address: 0000000000000028,
-# RIP: padata_do_serial+0x27, Workqueue: cryptd" (6.12.95, a CI run of this test).
-# 6.1's fallback sets the caller's completion first and is safe. padata rebuilds only
-# for CPUs in its masks (pinst_has_cpu() in padata_cpu_online()/padata_cpu_dead()), so
-# with pcrypt's masks on CPU 0 CPU 1 can come and go while pcrypt stays asynchronous.
+# pcrypt itself is kept on CPU 0 (pcrypt_fence): on 6.12 pcrypt oopses when a CPU in
+# its masks comes or goes under traffic, module or not (docs/design.md, "pcrypt and CPU
+# hotplug"; seen in a CI run of this test), and padata rebuilds only for CPUs in its
+# masks, so CPU 1 can come and go while pcrypt stays asynchronous.
 pcrypt_fence() {
 	local f
 	for f in /sys/kernel/pcrypt/p{en,de}crypt/{parallel,serial}_cpumask; do
